@@ -1,0 +1,173 @@
+package core
+
+import (
+	"fmt"
+	"time"
+)
+
+// Option configures a primitive. Each option's doc says which primitives
+// read it; the others ignore it.
+type Option interface {
+	apply(*config)
+}
+
+// TaskOption configures one task passed to Do, Submit, TrySubmit or
+// Process.
+type TaskOption interface {
+	applyTask(*taskConfig)
+}
+
+// config is the union of every primitive's settings.
+type config struct {
+	observer    func(Event)
+	clock       Clock
+	aging       time.Duration // Semaphore; 0: no aging
+	capacity    int           // WorkQueue, Processor, KeyedQueue (per key); 0: unbounded
+	parallelism int           // KeyedQueue across keys; 0: unlimited
+	idleTimeout time.Duration // KeyedQueue
+	concurrency int           // Consume
+	semaphore   *Semaphore    // Consume
+	priority    Priority      // Consume, on semaphore
+	onError     any           // Consume: func(M, error)
+}
+
+// DefaultIdleTimeout is how long a KeyedQueue lane stays without work before
+// it is removed, unless WithIdleTimeout says otherwise.
+const DefaultIdleTimeout = 30 * time.Second
+
+func newConfig(opts []Option) config {
+	c := config{clock: wallClock{}, idleTimeout: DefaultIdleTimeout, concurrency: 1}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&c)
+		}
+	}
+	return c
+}
+
+// emit reports e to the observer, if any, stamping its time. Callers must not
+// hold a lock.
+func (c *config) emit(e Event) {
+	if c.observer == nil {
+		return
+	}
+	if e.Time.IsZero() {
+		e.Time = c.clock.Now()
+	}
+	c.observer(e)
+}
+
+type taskConfig struct {
+	priority Priority
+	name     string
+}
+
+func newTaskConfig(opts []TaskOption) taskConfig {
+	var t taskConfig
+	for _, o := range opts {
+		if o != nil {
+			o.applyTask(&t)
+		}
+	}
+	return t
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type taskOptionFunc func(*taskConfig)
+
+func (f taskOptionFunc) applyTask(t *taskConfig) { f(t) }
+
+// WithObserver reports every step of the primitive to fn, as an [Event].
+// fn is called outside every lock, in event order for each task, possibly
+// from several goroutines at once; it must not block for long, since the
+// primitive waits for it. A nil fn costs nothing. Read by every primitive.
+func WithObserver(fn func(Event)) Option {
+	return optionFunc(func(c *config) { c.observer = fn })
+}
+
+// WithClock replaces the wall clock for aging, idle timeouts and event
+// times. A nil clock keeps the wall clock. Read by every primitive.
+func WithClock(clk Clock) Option {
+	return optionFunc(func(c *config) {
+		if clk != nil {
+			c.clock = clk
+		}
+	})
+}
+
+// WithAging raises a Semaphore waiter's effective priority by one level for
+// each d it has waited, so that no priority starves. d <= 0 disables aging
+// (the default). Read by Semaphore.
+func WithAging(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.aging = max(d, 0) })
+}
+
+// WithCapacity bounds the pending (not yet running) tasks at n: Submit blocks
+// until there is room and TrySubmit returns [ErrFull]. For a KeyedQueue the
+// bound is per key. n <= 0 means unbounded (the default). Read by WorkQueue,
+// Processor and KeyedQueue.
+func WithCapacity(n int) Option {
+	return optionFunc(func(c *config) { c.capacity = max(n, 0) })
+}
+
+// WithParallelism caps how many KeyedQueue tasks run at once across all
+// keys. n <= 0 means unlimited (the default). Read by KeyedQueue.
+func WithParallelism(n int) Option {
+	return optionFunc(func(c *config) { c.parallelism = max(n, 0) })
+}
+
+// WithIdleTimeout sets how long a KeyedQueue lane stays without work before
+// it is removed; the default is [DefaultIdleTimeout]. It panics if d <= 0.
+// Read by KeyedQueue.
+func WithIdleTimeout(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("core: idle timeout %v must be positive", d))
+	}
+	return optionFunc(func(c *config) { c.idleTimeout = d })
+}
+
+// WithConcurrency sets how many handlers Consume runs at once; the default
+// is 1, which handles messages one by one, in order. It panics if n < 1.
+// Read by Consume.
+func WithConcurrency(n int) Option {
+	if n < 1 {
+		panic(fmt.Sprintf("core: concurrency %d must be at least 1", n))
+	}
+	return optionFunc(func(c *config) { c.concurrency = n })
+}
+
+// WithSemaphore makes Consume draw one token of s for each handler, in
+// addition to its own concurrency limit, so that several consumers sharing s
+// share one global limit. Read by Consume.
+func WithSemaphore(s *Semaphore) Option {
+	return optionFunc(func(c *config) { c.semaphore = s })
+}
+
+// OnError makes Consume call fn with each message whose handler returned an
+// error or panicked (the error is then a *PanicError). fn is called from the
+// handler's goroutine, after its slot was released. M must be Consume's
+// message type, or Consume panics. Read by Consume.
+func OnError[M any](fn func(M, error)) Option {
+	return optionFunc(func(c *config) { c.onError = fn })
+}
+
+// PriorityOption is returned by [WithPriority]. It is both a [TaskOption]
+// (the priority of one task) and an [Option] (the priority of a consumer's
+// requests on its shared semaphore).
+type PriorityOption struct{ p Priority }
+
+func (o PriorityOption) apply(c *config)         { c.priority = o.p }
+func (o PriorityOption) applyTask(t *taskConfig) { t.priority = o.p }
+
+// WithPriority sets the priority of a task among pending tasks (higher runs
+// first, FIFO within a priority), or of a Consume's requests on the
+// semaphore given to WithSemaphore.
+func WithPriority(p Priority) PriorityOption { return PriorityOption{p} }
+
+// WithName labels a task for observers: it is the Name of the task's events.
+func WithName(name string) TaskOption {
+	return taskOptionFunc(func(t *taskConfig) { t.name = name })
+}

@@ -1,0 +1,25 @@
+package core
+
+// SemaphoreStats is a snapshot of a [Semaphore]'s counters.
+type SemaphoreStats struct {
+	Limit    int64  // the current limit
+	InUse    int64  // tokens held
+	Waiters  int    // callers blocked in Acquire
+	Canceled uint64 // waits ended by their context
+}
+
+// QueueStats is a snapshot of a [WorkQueue]'s, [Processor]'s or
+// [KeyedQueue]'s counters. Submitted always equals Pending + Running +
+// Succeeded + Failed + Canceled + Panicked.
+type QueueStats struct {
+	Parallelism int // the limit on running tasks; 0 means unlimited
+	Pending     int // accepted, not started
+	Running     int
+	Submitted   uint64
+	Succeeded   uint64
+	Failed      uint64
+	Canceled    uint64
+	Panicked    uint64
+	MaxRunning  int // the most tasks that ran at once
+	Lanes       int // live key lanes, KeyedQueue only
+}
