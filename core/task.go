@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"sync"
 )
 
@@ -169,15 +170,15 @@ func (t *Task) end(state TaskState, err error) {
 
 // outcome classifies a function's result as a terminal state and the
 // event kind that reports it. runCtx is the context the function ran with:
-// an error returned after it was canceled counts as canceled when it is
-// the context's error.
+// an error returned after it was canceled counts as canceled when it is,
+// or wraps, the context's error.
 func outcome(runCtx context.Context, err error) (TaskState, EventKind) {
 	switch {
 	case err == nil:
 		return TaskSucceeded, Finished
 	case isPanic(err):
 		return TaskPanicked, Panicked
-	case runCtx.Err() != nil && err == runCtx.Err():
+	case runCtx.Err() != nil && errors.Is(err, runCtx.Err()):
 		return TaskCanceled, Canceled
 	default:
 		return TaskFailed, Failed
