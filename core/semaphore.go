@@ -1,28 +1,500 @@
 package core
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
 
-// Semaphore is a weighted semaphore with priorities. (Stub: the
-// implementation is being written; the API is final.)
-type Semaphore struct{ cfg config }
+// locked is the value of Semaphore.avail while the mutex owns the count:
+// while waiters are queued, or while a locked operation runs.
+const locked = math.MinInt64
 
-// NewSemaphore returns a semaphore with n tokens.
-func NewSemaphore(n int64, opts ...Option) *Semaphore { return &Semaphore{cfg: newConfig(opts)} }
+// Semaphore is a weighted semaphore with priorities: callers acquire tokens,
+// up to a limit, and release them when done. It is a drop-in for
+// golang.org/x/sync/semaphore.Weighted: Acquire, TryAcquire and Release have
+// the same signatures, semantics and panics.
+//
+// Waiters are served in order of priority, then arrival (FIFO within a
+// priority). There is no barging: a waiter at the head of the queue blocks
+// smaller requests behind it, even when they would fit, so that large
+// requests never starve. A waiter whose context ends never blocks the ones
+// behind it. [WithAging] lets long waits raise a waiter's priority so that no
+// priority starves.
+//
+// The uncontended paths (Acquire, TryAcquire and Release with no waiter
+// queued) take no lock and allocate nothing.
+//
+// A Semaphore must not be copied after first use. Its methods are safe for
+// concurrent use; tokens may be released by another goroutine than the one
+// that acquired them.
+type Semaphore struct {
+	// avail is the number of free tokens while no waiter is queued, so that
+	// the uncontended paths need only a compare-and-swap. While waiters are
+	// queued it holds locked and mu guards the count in cur. It is negative
+	// (but not locked) when SetLimit shrank the limit below the tokens held.
+	avail atomic.Int64
+	// limitMirror is lim, readable without mu by the fast Release path to
+	// detect releasing more than is held.
+	limitMirror atomic.Int64
+	ids         atomic.Uint64 // event task ids; used only with an observer
+	canceled    atomic.Uint64 // waits ended by their context
 
-// Acquire takes n tokens at Normal priority.
-func (s *Semaphore) Acquire(ctx context.Context, n int64) error { return nil }
+	mu     sync.Mutex
+	lim    int64      // guarded by mu
+	cur    int64      // tokens held; guarded by mu and valid while avail == locked
+	queue  waiterHeap // waiters that fit the limit, best first; guarded by mu
+	parked []*waiter  // waiters asking for more than the limit; guarded by mu
+	seq    uint64     // arrival counter; guarded by mu
 
-// AcquirePriority takes n tokens at priority p.
-func (s *Semaphore) AcquirePriority(ctx context.Context, n int64, p Priority) error { return nil }
+	cfg   config
+	epoch time.Time // the clock's time at creation, the origin of aging keys
+}
 
-// TryAcquire takes n tokens if it can without waiting.
-func (s *Semaphore) TryAcquire(n int64) bool { return true }
+// NewSemaphore returns a semaphore with n tokens. It reads the options
+// [WithAging], [WithObserver] and [WithClock]. A limit of 0 is allowed, as
+// for x/sync: only Acquire(ctx, 0) then succeeds until SetLimit grows it. It
+// panics if n is negative.
+func NewSemaphore(n int64, opts ...Option) *Semaphore {
+	if n < 0 {
+		panic(fmt.Sprintf("core: semaphore limit %d is negative", n))
+	}
+	s := &Semaphore{cfg: newConfig(opts), lim: n}
+	s.avail.Store(n)
+	s.limitMirror.Store(n)
+	if s.cfg.aging > 0 {
+		s.epoch = s.cfg.clock.Now()
+	}
+	return s
+}
 
-// Release returns n tokens.
-func (s *Semaphore) Release(n int64) {}
+// Acquire takes n tokens at [Normal] priority, blocking until they are
+// available or ctx ends. On success it returns nil. When ctx ends first,
+// including when it had already ended before the call (even if tokens were
+// free), Acquire returns ctx.Err() and leaves the semaphore unchanged. A
+// request for more tokens than the limit waits until SetLimit makes room or
+// ctx ends, without blocking other callers. It panics if n is negative.
+func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
+	// The uncontended path, small enough to inline: a context that can
+	// never end, no observer, and free tokens.
+	if ctx.Done() == nil && s.cfg.observer == nil && n >= 0 {
+		if v := s.avail.Load(); v >= n && s.avail.CompareAndSwap(v, v-n) {
+			return nil
+		}
+	}
+	return s.AcquirePriority(ctx, n, Normal)
+}
 
-// SetLimit changes the number of tokens.
-func (s *Semaphore) SetLimit(n int64) {}
+// AcquirePriority takes n tokens at priority p, blocking like [Semaphore.Acquire].
+// Waiters are served highest priority first and in arrival order within a
+// priority; with [WithAging] a waiter's effective priority grows as it
+// waits. A waiter at the head of the queue blocks every waiter behind it,
+// whatever their priority or size. When ctx ends it returns ctx.Err() and
+// leaves the semaphore unchanged: tokens granted at the same moment are
+// handed back. It panics if n is negative.
+func (s *Semaphore) AcquirePriority(ctx context.Context, n int64, p Priority) error {
+	if n < 0 {
+		panic(fmt.Sprintf("core: semaphore acquire of %d tokens", n))
+	}
+	done := ctx.Done()
+	if done != nil {
+		select {
+		case <-done:
+			// The context ended before the call: fail even if tokens are free.
+			s.canceled.Add(1)
+			return ctx.Err()
+		default:
+		}
+	}
+	for v := s.avail.Load(); v >= n; v = s.avail.Load() {
+		if s.avail.CompareAndSwap(v, v-n) {
+			if s.cfg.observer != nil {
+				s.emitGranted(n, p)
+			}
+			return nil
+		}
+	}
+	return s.acquireSlow(ctx, done, n, p)
+}
 
-// Stats returns a snapshot of the counters.
-func (s *Semaphore) Stats() SemaphoreStats { return SemaphoreStats{} }
+func (s *Semaphore) emitGranted(n int64, p Priority) {
+	id := s.ids.Add(1)
+	now := s.cfg.clock.Now()
+	s.cfg.emit(Event{Kind: Enqueued, Time: now, Task: id, Priority: p, Weight: n})
+	s.cfg.emit(Event{Kind: Started, Time: now, Task: id, Priority: p, Weight: n})
+}
+
+func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int64, p Priority) error {
+	s.lock()
+	if s.queue.len() == 0 && s.lim-s.cur >= n {
+		s.cur += n
+		s.unlock()
+		if s.cfg.observer != nil {
+			s.emitGranted(n, p)
+		}
+		return nil
+	}
+	w := &waiter{n: n, prio: p, seq: s.seq, ready: make(chan struct{})}
+	s.seq++
+	if s.cfg.aging > 0 {
+		w.key = agingKey(s.cfg.clock.Now().Sub(s.epoch), p, s.cfg.aging)
+	}
+	if n > s.lim {
+		s.park(w)
+	} else {
+		s.queue.push(w, s.cfg.aging > 0)
+	}
+	s.unlock()
+
+	var id uint64
+	if s.cfg.observer != nil {
+		id = s.ids.Add(1)
+		now := s.cfg.clock.Now()
+		s.cfg.emit(Event{Kind: Enqueued, Time: now, Task: id, Priority: p, Weight: n})
+		s.cfg.emit(Event{Kind: Waiting, Time: now, Task: id, Priority: p, Weight: n})
+	}
+
+	select {
+	case <-done:
+		s.lock()
+		if w.granted {
+			// Granted as the context ended: hand the tokens back.
+			s.cur -= n
+		} else if w.index >= 0 {
+			s.queue.remove(w.index, s.cfg.aging > 0)
+		} else {
+			s.unpark(w)
+		}
+		s.notify()
+		s.unlock()
+		s.canceled.Add(1)
+		err := ctx.Err()
+		if s.cfg.observer != nil {
+			s.cfg.emit(Event{Kind: Canceled, Task: id, Priority: p, Weight: n, Err: err})
+		}
+		return err
+	case <-w.ready:
+		select {
+		case <-done:
+			// Granted, but the context ended too: prefer the failure, as
+			// x/sync does, and hand the tokens back.
+			s.release(n)
+			s.canceled.Add(1)
+			err := ctx.Err()
+			if s.cfg.observer != nil {
+				s.cfg.emit(Event{Kind: Canceled, Task: id, Priority: p, Weight: n, Err: err})
+			}
+			return err
+		default:
+		}
+		if s.cfg.observer != nil {
+			s.cfg.emit(Event{Kind: Started, Task: id, Priority: p, Weight: n})
+		}
+		return nil
+	}
+}
+
+// TryAcquire takes n tokens if it can without waiting and reports whether it
+// did. It fails, leaving the semaphore unchanged, when fewer than n tokens
+// are free or when any caller is waiting (it never barges ahead of a
+// waiter). It does not block. It panics if n is negative.
+func (s *Semaphore) TryAcquire(n int64) bool {
+	if n < 0 {
+		panic(fmt.Sprintf("core: semaphore acquire of %d tokens", n))
+	}
+	for v := s.avail.Load(); v != locked; v = s.avail.Load() {
+		if v < n {
+			return false
+		}
+		if s.avail.CompareAndSwap(v, v-n) {
+			if s.cfg.observer != nil {
+				s.emitGranted(n, Normal)
+			}
+			return true
+		}
+	}
+	s.lock()
+	ok := s.queue.len() == 0 && s.lim-s.cur >= n
+	if ok {
+		s.cur += n
+	}
+	s.unlock()
+	if ok && s.cfg.observer != nil {
+		s.emitGranted(n, Normal)
+	}
+	return ok
+}
+
+// Release returns n tokens and wakes the waiters at the head of the queue
+// that now fit, in order. It does not block on other callers' waits. It
+// panics, as x/sync does, if n is negative or more tokens are released than
+// are held. With an observer, it reports a Finished event with Task 0 and
+// Weight n before the tokens move: tokens are not tied to the acquire that
+// took them.
+func (s *Semaphore) Release(n int64) {
+	// The uncontended path, small enough to inline. The unsigned comparison
+	// also sends a negative n to the slow path, which panics.
+	if v := s.avail.Load(); v != locked && uint64(n) <= uint64(s.limitMirror.Load()-v) &&
+		s.cfg.observer == nil && s.avail.CompareAndSwap(v, v+n) {
+		return
+	}
+	s.releaseObserved(n)
+}
+
+func (s *Semaphore) releaseObserved(n int64) {
+	if n < 0 {
+		panic(fmt.Sprintf("core: semaphore release of %d tokens", n))
+	}
+	if s.cfg.observer != nil {
+		// Reported before the tokens move, so that an observer never sees
+		// the waiter they wake start before this release.
+		s.cfg.emit(Event{Kind: Finished, Weight: n})
+	}
+	s.release(n)
+}
+
+func (s *Semaphore) release(n int64) {
+	for v := s.avail.Load(); v != locked; v = s.avail.Load() {
+		if held := s.limitMirror.Load() - v; n > held {
+			panic("core: semaphore released more tokens than held")
+		}
+		if s.avail.CompareAndSwap(v, v+n) {
+			return
+		}
+	}
+	s.lock()
+	s.cur -= n
+	if s.cur < 0 {
+		s.cur += n
+		s.unlock()
+		panic("core: semaphore released more tokens than held")
+	}
+	s.notify()
+	s.unlock()
+}
+
+// SetLimit changes the number of tokens to n. It does not wait. Growing the
+// limit wakes the waiters that now fit at once, in queue order; shrinking it
+// takes no tokens back: callers keep what they hold, and new acquires wait
+// until enough is released to fit under the new limit. Waiters asking for
+// more than the new limit stop blocking the queue until the limit grows
+// again. It panics if n is negative.
+func (s *Semaphore) SetLimit(n int64) {
+	if n < 0 {
+		panic(fmt.Sprintf("core: semaphore limit %d is negative", n))
+	}
+	aging := s.cfg.aging > 0
+	s.lock()
+	old := s.lim
+	s.lim = n
+	s.limitMirror.Store(n)
+	switch {
+	case n > old:
+		kept := s.parked[:0]
+		for _, w := range s.parked {
+			if w.n <= n {
+				s.queue.push(w, aging)
+			} else {
+				kept = append(kept, w)
+			}
+		}
+		clear(s.parked[len(kept):])
+		s.parked = kept
+	case n < old:
+		ws := s.queue.ws
+		s.queue.ws = nil
+		for _, w := range ws {
+			if w.n > n {
+				s.park(w)
+			} else {
+				s.queue.push(w, aging)
+			}
+		}
+	}
+	s.notify()
+	s.unlock()
+	if s.cfg.observer != nil {
+		s.cfg.emit(Event{Kind: Resized, Weight: n})
+	}
+}
+
+// Stats returns a snapshot of the semaphore's counters. It does not wait
+// for tokens, only briefly for the internal lock.
+func (s *Semaphore) Stats() SemaphoreStats {
+	s.lock()
+	st := SemaphoreStats{
+		Limit:    s.lim,
+		InUse:    s.cur,
+		Waiters:  s.queue.len() + len(s.parked),
+		Canceled: s.canceled.Load(),
+	}
+	s.unlock()
+	return st
+}
+
+// lock takes mu and moves the count from avail into cur, so that the
+// lock-free paths wait for mu until unlock.
+func (s *Semaphore) lock() {
+	s.mu.Lock()
+	if s.avail.Load() == locked {
+		return // waiters are queued: cur is already the count
+	}
+	if v := s.avail.Swap(locked); v != locked {
+		s.cur = s.lim - v
+	}
+}
+
+// unlock hands the count back to the lock-free paths when no waiter is
+// queued, and releases mu.
+func (s *Semaphore) unlock() {
+	if s.queue.len() == 0 {
+		s.avail.Store(s.lim - s.cur)
+	}
+	s.mu.Unlock()
+}
+
+// notify grants tokens to the waiters at the head of the queue while they
+// fit. It stops at the first that does not, so that large requests are not
+// starved by smaller ones behind them. Callers hold mu.
+func (s *Semaphore) notify() {
+	aging := s.cfg.aging > 0
+	for s.queue.len() > 0 {
+		w := s.queue.ws[0]
+		if s.lim-s.cur < w.n {
+			return
+		}
+		s.cur += w.n
+		s.queue.remove(0, aging)
+		w.granted = true
+		close(w.ready)
+	}
+}
+
+func (s *Semaphore) park(w *waiter) {
+	w.index = -1
+	s.parked = append(s.parked, w)
+}
+
+func (s *Semaphore) unpark(w *waiter) {
+	for i, p := range s.parked {
+		if p == w {
+			last := len(s.parked) - 1
+			s.parked[i] = s.parked[last]
+			s.parked[last] = nil
+			s.parked = s.parked[:last]
+			return
+		}
+	}
+}
+
+// agingKey orders waiters under WithAging: arrival time minus d for each
+// level of priority, so that a waiter is served as if one level higher for
+// each d it has waited longer than another. Lower keys go first.
+func agingKey(arrival time.Duration, p Priority, d time.Duration) int64 {
+	boost := int64(p) * int64(d)
+	if int64(p) != 0 && boost/int64(p) != int64(d) { // overflow
+		if p > 0 {
+			return math.MinInt64
+		}
+		return math.MaxInt64
+	}
+	k := int64(arrival) - boost
+	switch {
+	case boost > 0 && k > int64(arrival):
+		return math.MinInt64
+	case boost < 0 && k < int64(arrival):
+		return math.MaxInt64
+	}
+	return k
+}
+
+// waiter is one blocked Acquire. It is not pooled: its channel may belong to
+// a testing/synctest bubble, and must not be reused outside it.
+type waiter struct {
+	n       int64
+	prio    Priority
+	key     int64 // aging key; used only with WithAging
+	seq     uint64
+	index   int           // position in the heap, or -1 when parked
+	granted bool          // tokens were handed over; guarded by mu
+	ready   chan struct{} // closed when granted
+}
+
+// waiterHeap is a binary heap of waiters, best first: by aging key when
+// aging, else by priority, then arrival.
+type waiterHeap struct{ ws []*waiter }
+
+func (h *waiterHeap) len() int { return len(h.ws) }
+
+func (h *waiterHeap) less(a, b *waiter, aging bool) bool {
+	if aging {
+		if a.key != b.key {
+			return a.key < b.key
+		}
+	} else if a.prio != b.prio {
+		return a.prio > b.prio
+	}
+	return a.seq < b.seq
+}
+
+func (h *waiterHeap) push(w *waiter, aging bool) {
+	w.index = len(h.ws)
+	h.ws = append(h.ws, w)
+	h.up(w.index, aging)
+}
+
+func (h *waiterHeap) remove(i int, aging bool) {
+	w := h.ws[i]
+	last := len(h.ws) - 1
+	if i != last {
+		h.swap(i, last)
+	}
+	h.ws[last] = nil
+	h.ws = h.ws[:last]
+	if i != last {
+		if !h.down(i, aging) {
+			h.up(i, aging)
+		}
+	}
+	w.index = -1
+}
+
+func (h *waiterHeap) swap(i, j int) {
+	h.ws[i], h.ws[j] = h.ws[j], h.ws[i]
+	h.ws[i].index = i
+	h.ws[j].index = j
+}
+
+func (h *waiterHeap) up(i int, aging bool) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !h.less(h.ws[i], h.ws[parent], aging) {
+			return
+		}
+		h.swap(i, parent)
+		i = parent
+	}
+}
+
+func (h *waiterHeap) down(i int, aging bool) bool {
+	start := i
+	for {
+		l := 2*i + 1
+		if l >= len(h.ws) {
+			break
+		}
+		best := l
+		if r := l + 1; r < len(h.ws) && h.less(h.ws[r], h.ws[l], aging) {
+			best = r
+		}
+		if !h.less(h.ws[best], h.ws[i], aging) {
+			break
+		}
+		h.swap(i, best)
+		i = best
+	}
+	return i > start
+}

@@ -5,7 +5,7 @@ type SemaphoreStats struct {
 	Limit    int64  // the current limit
 	InUse    int64  // tokens held
 	Waiters  int    // callers blocked in Acquire
-	Canceled uint64 // waits ended by their context
+	Canceled uint64 // acquires that returned their context's error
 }
 
 // QueueStats is a snapshot of a [WorkQueue]'s, [Processor]'s or

@@ -1,3 +1,29 @@
 package main
 
-var semaphoreTargets = []target{}
+var semaphoreTargets = []target{
+	{
+		what:  "Semaphore uncontended Acquire(1)+Release(1): ≤ 0.6x x/sync",
+		bench: "Semaphore/Uncontended/sluice", peers: []string{"Semaphore/Uncontended/xsync"},
+		unit: "ns/op", max: 0.6,
+	},
+	{
+		what:  "Semaphore uncontended: no allocation",
+		bench: "Semaphore/Uncontended/sluice",
+		unit:  "allocs/op", max: 0,
+	},
+	{
+		what:  "Semaphore contended (limit 1, 8 goroutines): ≤ x/sync ns/op",
+		bench: "Semaphore/Contended/sluice", peers: []string{"Semaphore/Contended/xsync"},
+		unit: "ns/op", max: 1,
+	},
+	{
+		what:  "Semaphore contended: ≤ x/sync allocs/op",
+		bench: "Semaphore/Contended/sluice", peers: []string{"Semaphore/Contended/xsync"},
+		unit: "allocs/op", max: 1,
+	},
+	{
+		what:  "Semaphore AcquirePriority, three levels contended: within 1.2x of Acquire",
+		bench: "Semaphore/ContendedPriority/sluice", peers: []string{"Semaphore/Contended/sluice"},
+		unit: "ns/op", max: 1.2,
+	},
+}

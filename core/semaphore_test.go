@@ -1,0 +1,747 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"sluice/core"
+)
+
+// acquire starts an AcquirePriority in a goroutine owned by wg and returns
+// the channel its result arrives on. The channel has room for the result so
+// that the goroutine never blocks on a test that stopped listening.
+func acquire(ctx context.Context, wg *sync.WaitGroup, s *core.Semaphore, n int64, p core.Priority) <-chan error {
+	res := make(chan error, 1)
+	wg.Go(func() { res <- s.AcquirePriority(ctx, n, p) })
+	return res
+}
+
+// ready reports whether a result has arrived on res, and what it was.
+func ready(res <-chan error) (error, bool) {
+	select {
+	case err := <-res:
+		return err, true
+	default:
+		return nil, false
+	}
+}
+
+func mustPanic(t *testing.T, name string, f func()) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		v := recover()
+		if v == nil {
+			t.Errorf("%s did not panic", name)
+			return
+		}
+		if msg := fmt.Sprint(v); !strings.HasPrefix(msg, "core:") {
+			t.Errorf("%s panicked with %q, want a message prefixed \"core:\"", name, msg)
+		}
+	}()
+	f()
+}
+
+func TestSemaphorePanics(t *testing.T) {
+	ctx := context.Background()
+	mustPanic(t, "NewSemaphore(-1)", func() { core.NewSemaphore(-1) })
+	mustPanic(t, "Acquire(-1)", func() { core.NewSemaphore(1).Acquire(ctx, -1) })
+	mustPanic(t, "AcquirePriority(-1)", func() { core.NewSemaphore(1).AcquirePriority(ctx, -1, core.High) })
+	mustPanic(t, "TryAcquire(-1)", func() { core.NewSemaphore(1).TryAcquire(-1) })
+	mustPanic(t, "Release(-1)", func() { core.NewSemaphore(1).Release(-1) })
+	mustPanic(t, "SetLimit(-1)", func() { core.NewSemaphore(1).SetLimit(-1) })
+	mustPanic(t, "Release more than held", func() {
+		s := core.NewSemaphore(2)
+		s.Acquire(ctx, 1)
+		s.Release(2)
+	})
+	mustPanic(t, "Release with nothing held", func() { core.NewSemaphore(1).Release(1) })
+	t.Run("release more than held while waiters queue", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := core.NewSemaphore(2)
+			s.Acquire(ctx, 1)
+			ctx, cancel := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			res := acquire(ctx, &wg, s, 2, core.Normal)
+			synctest.Wait()
+			mustPanic(t, "Release(2)", func() { s.Release(2) })
+			cancel()
+			wg.Wait()
+			if err := <-res; !errors.Is(err, context.Canceled) {
+				t.Errorf("waiter's Acquire = %v, want context.Canceled", err)
+			}
+		})
+	})
+}
+
+// TestSemaphoreWeighted checks the behaviour shared with
+// golang.org/x/sync/semaphore.Weighted.
+func TestSemaphoreWeighted(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("try acquire", func(t *testing.T) {
+		s := core.NewSemaphore(2)
+		for i, want := range []bool{true, true, false} {
+			if got := s.TryAcquire(1); got != want {
+				t.Errorf("TryAcquire(1) #%d = %v, want %v", i, got, want)
+			}
+		}
+		s.Release(1)
+		if !s.TryAcquire(1) {
+			t.Errorf("TryAcquire(1) after Release(1) = false, want true")
+		}
+		if got, want := s.Stats().InUse, int64(2); got != want {
+			t.Errorf("InUse = %d, want %d", got, want)
+		}
+	})
+
+	t.Run("zero size", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := core.NewSemaphore(0)
+			if err := s.Acquire(ctx, 0); err != nil {
+				t.Errorf("Acquire(0) = %v, want nil", err)
+			}
+			if !s.TryAcquire(0) {
+				t.Errorf("TryAcquire(0) = false, want true")
+			}
+			if s.TryAcquire(1) {
+				t.Errorf("TryAcquire(1) = true, want false")
+			}
+			ctx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			if err := s.Acquire(ctx, 1); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("Acquire(1) = %v, want context.DeadlineExceeded", err)
+			}
+		})
+	})
+
+	t.Run("canceled context fails even when tokens are free", func(t *testing.T) {
+		s := core.NewSemaphore(5)
+		ctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := s.Acquire(ctx, 1); !errors.Is(err, context.Canceled) {
+			t.Errorf("Acquire = %v, want context.Canceled", err)
+		}
+		if err := s.AcquirePriority(ctx, 1, core.High); !errors.Is(err, context.Canceled) {
+			t.Errorf("AcquirePriority = %v, want context.Canceled", err)
+		}
+		if got := s.Stats().InUse; got != 0 {
+			t.Errorf("InUse = %d, want 0", got)
+		}
+	})
+
+	t.Run("waiter at head blocks smaller later ones", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := core.NewSemaphore(2)
+			s.Acquire(ctx, 1)
+			var wg sync.WaitGroup
+			big := acquire(ctx, &wg, s, 2, core.Normal)
+			synctest.Wait()
+			if s.TryAcquire(1) {
+				t.Fatalf("TryAcquire(1) barged ahead of a waiting Acquire(2)")
+			}
+			small := acquire(ctx, &wg, s, 1, core.Normal)
+			synctest.Wait()
+			if _, ok := ready(small); ok {
+				t.Fatalf("Acquire(1) barged ahead of the waiting Acquire(2)")
+			}
+			s.Release(1)
+			synctest.Wait()
+			if err, ok := ready(big); !ok || err != nil {
+				t.Fatalf("Acquire(2) after Release = (%v, done %v), want (nil, done)", err, ok)
+			}
+			if _, ok := ready(small); ok {
+				t.Fatalf("Acquire(1) granted while Acquire(2) holds every token")
+			}
+			s.Release(2)
+			wg.Wait()
+			if err := <-small; err != nil {
+				t.Errorf("Acquire(1) = %v, want nil", err)
+			}
+			s.Release(1)
+		})
+	})
+
+	t.Run("large acquire does not starve", func(t *testing.T) {
+		s := core.NewSemaphore(4)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if err := s.Acquire(ctx, 1); err != nil {
+						t.Errorf("Acquire(1) = %v", err)
+						return
+					}
+					runtime.Gosched()
+					s.Release(1)
+				}
+			})
+		}
+		if err := s.Acquire(ctx, 4); err != nil {
+			t.Errorf("Acquire(4) = %v", err)
+		}
+		s.Release(4)
+		close(stop)
+		wg.Wait()
+	})
+
+	t.Run("canceled head does not block the others", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := core.NewSemaphore(10)
+			s.Acquire(ctx, 1)
+			bigCtx, cancelBig := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			big := acquire(bigCtx, &wg, s, 10, core.Normal)
+			synctest.Wait()
+			small := acquire(ctx, &wg, s, 1, core.Normal)
+			synctest.Wait()
+			if _, ok := ready(small); ok {
+				t.Fatalf("Acquire(1) barged ahead of Acquire(10)")
+			}
+			cancelBig()
+			wg.Wait()
+			if err := <-big; !errors.Is(err, context.Canceled) {
+				t.Errorf("canceled Acquire(10) = %v, want context.Canceled", err)
+			}
+			if err := <-small; err != nil {
+				t.Errorf("Acquire(1) = %v, want nil", err)
+			}
+			if got, want := s.Stats(), (core.SemaphoreStats{Limit: 10, InUse: 2, Canceled: 1}); got != want {
+				t.Errorf("Stats = %+v, want %+v", got, want)
+			}
+		})
+	})
+
+	t.Run("request above the limit does not block others", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := core.NewSemaphore(2)
+			ctx, cancel := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			huge := acquire(ctx, &wg, s, 3, core.High)
+			synctest.Wait()
+			if !s.TryAcquire(1) {
+				t.Errorf("TryAcquire(1) = false behind a request above the limit")
+			}
+			if err := s.Acquire(ctx, 1); err != nil {
+				t.Errorf("Acquire(1) = %v behind a request above the limit", err)
+			}
+			if got := s.Stats().Waiters; got != 1 {
+				t.Errorf("Waiters = %d, want 1", got)
+			}
+			cancel()
+			wg.Wait()
+			if err := <-huge; !errors.Is(err, context.Canceled) {
+				t.Errorf("Acquire(3) = %v, want context.Canceled", err)
+			}
+		})
+	})
+
+	t.Run("release from another goroutine", func(t *testing.T) {
+		s := core.NewSemaphore(1)
+		if err := s.Acquire(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		wg.Go(func() { s.Release(1) })
+		wg.Wait()
+		if err := s.Acquire(ctx, 1); err != nil {
+			t.Errorf("Acquire after another goroutine's Release = %v", err)
+		}
+	})
+}
+
+// order runs one waiter per priority, queued in the given order behind a
+// held token, and returns the order in which they were served.
+func order(t *testing.T, s *core.Semaphore, prios []core.Priority) []core.Priority {
+	t.Helper()
+	var got []core.Priority
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s.Acquire(ctx, 1)
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, p := range prios {
+			wg.Go(func() {
+				if err := s.AcquirePriority(ctx, 1, p); err != nil {
+					t.Errorf("AcquirePriority(%v) = %v", p, err)
+					return
+				}
+				mu.Lock()
+				got = append(got, p)
+				mu.Unlock()
+				s.Release(1)
+			})
+			synctest.Wait() // queue them in this order
+		}
+		s.Release(1)
+		wg.Wait()
+	})
+	return got
+}
+
+func TestSemaphorePriority(t *testing.T) {
+	t.Run("higher first, FIFO within a level", func(t *testing.T) {
+		type tagged struct {
+			p core.Priority
+			i int
+		}
+		synctest.Test(t, func(t *testing.T) {
+			ctx := context.Background()
+			s := core.NewSemaphore(1)
+			s.Acquire(ctx, 1)
+			in := []tagged{{core.Low, 0}, {core.Normal, 1}, {core.High, 2}, {core.Normal, 3}, {7, 4}, {core.High, 5}, {-9, 6}, {core.Low, 7}}
+			var got []tagged
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			for _, w := range in {
+				wg.Go(func() {
+					s.AcquirePriority(ctx, 1, w.p)
+					mu.Lock()
+					got = append(got, w)
+					mu.Unlock()
+					s.Release(1)
+				})
+				synctest.Wait()
+			}
+			s.Release(1)
+			wg.Wait()
+			want := []tagged{{7, 4}, {core.High, 2}, {core.High, 5}, {core.Normal, 1}, {core.Normal, 3}, {core.Low, 0}, {core.Low, 7}, {-9, 6}}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("served %v, want %v", got, want)
+			}
+		})
+	})
+
+	t.Run("Acquire is Normal", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx := context.Background()
+			s := core.NewSemaphore(1)
+			s.Acquire(ctx, 1)
+			var mu sync.Mutex
+			var got []string
+			var wg sync.WaitGroup
+			run := func(name string, acquire func() error) {
+				wg.Go(func() {
+					acquire()
+					mu.Lock()
+					got = append(got, name)
+					mu.Unlock()
+					s.Release(1)
+				})
+				synctest.Wait()
+			}
+			run("low", func() error { return s.AcquirePriority(ctx, 1, core.Low) })
+			run("plain", func() error { return s.Acquire(ctx, 1) })
+			run("high", func() error { return s.AcquirePriority(ctx, 1, core.High) })
+			s.Release(1)
+			wg.Wait()
+			if want := "[high plain low]"; fmt.Sprint(got) != want {
+				t.Errorf("served %v, want %v", got, want)
+			}
+		})
+	})
+
+	t.Run("no barging across the head", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx := context.Background()
+			s := core.NewSemaphore(3)
+			s.Acquire(ctx, 2)
+			var wg sync.WaitGroup
+			head := acquire(ctx, &wg, s, 3, core.High)
+			synctest.Wait()
+			low := acquire(ctx, &wg, s, 1, core.Low)
+			synctest.Wait()
+			if _, ok := ready(low); ok {
+				t.Fatalf("Low Acquire(1) barged ahead of High Acquire(3)")
+			}
+			s.Release(2)
+			synctest.Wait()
+			if err, ok := ready(head); !ok || err != nil {
+				t.Fatalf("High Acquire(3) = (%v, done %v), want (nil, done)", err, ok)
+			}
+			s.Release(3)
+			wg.Wait()
+			if err := <-low; err != nil {
+				t.Errorf("Low Acquire(1) = %v", err)
+			}
+		})
+	})
+}
+
+// starve queues one Low waiter behind a stream of High waiters that never
+// lets up, and returns how long the Low waiter waited, or false if it was
+// still waiting after limit.
+func starve(t *testing.T, opts []core.Option, limit time.Duration) (time.Duration, bool) {
+	t.Helper()
+	var waited time.Duration
+	var served bool
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		defer cancel()
+		s := core.NewSemaphore(1, opts...)
+		const hold = 10 * time.Millisecond
+		s.Acquire(ctx, 1)
+		var wg sync.WaitGroup
+		lowDone := make(chan struct{})
+		start := time.Now()
+		wg.Go(func() {
+			defer close(lowDone)
+			if err := s.AcquirePriority(ctx, 1, core.Low); err != nil {
+				return
+			}
+			waited, served = time.Since(start), true
+			s.Release(1)
+		})
+		synctest.Wait()
+		// A new High waiter arrives every hold/2, each holding the token
+		// for hold: there is always a High waiter queued.
+		wg.Go(func() {
+			tick := time.NewTicker(hold / 2)
+			defer tick.Stop()
+			for {
+				select {
+				case <-lowDone:
+					return
+				case <-tick.C:
+				}
+				wg.Go(func() {
+					if s.AcquirePriority(ctx, 1, core.High) == nil {
+						time.Sleep(hold)
+						s.Release(1)
+					}
+				})
+			}
+		})
+		time.Sleep(hold)
+		s.Release(1)
+		wg.Wait()
+	})
+	return waited, served
+}
+
+func TestSemaphoreAging(t *testing.T) {
+	const d = 100 * time.Millisecond
+	t.Run("without aging Low starves", func(t *testing.T) {
+		if waited, served := starve(t, nil, 10*time.Second); served {
+			t.Errorf("Low waiter served after %v behind a stream of High ones, want starved without aging", waited)
+		}
+	})
+	t.Run("with aging Low is served in bounded time", func(t *testing.T) {
+		waited, served := starve(t, []core.Option{core.WithAging(d)}, 10*time.Second)
+		// Low's effective priority passes new High arrivals after 2d; the
+		// 40 Highs that arrived before then (one every 5ms) run 10ms each.
+		const bound = 2*d + 40*10*time.Millisecond + 20*time.Millisecond
+		if !served || waited > bound {
+			t.Errorf("Low waiter = (waited %v, served %v), want served within %v", waited, served, bound)
+		}
+	})
+	t.Run("aging keeps priority order for equal waits", func(t *testing.T) {
+		got := order(t, core.NewSemaphore(1, core.WithAging(d)), []core.Priority{core.Low, core.Normal, core.High})
+		if want := "[high normal low]"; fmt.Sprint(got) != want {
+			t.Errorf("served %v, want %v", got, want)
+		}
+	})
+	t.Run("a long wait outranks a higher priority", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx := context.Background()
+			s := core.NewSemaphore(1, core.WithAging(d))
+			s.Acquire(ctx, 1)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			var got []core.Priority
+			for _, p := range []core.Priority{core.Low, core.High} {
+				wg.Go(func() {
+					s.AcquirePriority(ctx, 1, p)
+					mu.Lock()
+					got = append(got, p)
+					mu.Unlock()
+					s.Release(1)
+				})
+				synctest.Wait()
+				time.Sleep(2*d + time.Millisecond) // Low has waited more than two levels' worth
+			}
+			s.Release(1)
+			wg.Wait()
+			if want := "[low high]"; fmt.Sprint(got) != want {
+				t.Errorf("served %v, want %v", got, want)
+			}
+		})
+	})
+	t.Run("extreme priorities do not overflow", func(t *testing.T) {
+		got := order(t, core.NewSemaphore(1, core.WithAging(time.Hour)), []core.Priority{-1 << 62, 1 << 62, 0})
+		if want := fmt.Sprint([]core.Priority{1 << 62, 0, -1 << 62}); fmt.Sprint(got) != want {
+			t.Errorf("served %v, want %v", got, want)
+		}
+	})
+}
+
+func TestSemaphoreSetLimit(t *testing.T) {
+	ctx := context.Background()
+	t.Run("grow wakes waiters at once", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := core.NewSemaphore(1)
+			s.Acquire(ctx, 1)
+			var wg sync.WaitGroup
+			var res []<-chan error
+			for range 3 {
+				res = append(res, acquire(ctx, &wg, s, 1, core.Normal))
+				synctest.Wait()
+			}
+			s.SetLimit(3)
+			synctest.Wait()
+			var granted int
+			for _, r := range res {
+				if _, ok := ready(r); ok {
+					granted++
+				}
+			}
+			if granted != 2 {
+				t.Errorf("granted %d waiters after SetLimit(3), want 2", granted)
+			}
+			s.Release(3)
+			wg.Wait()
+			if got, want := s.Stats(), (core.SemaphoreStats{Limit: 3, InUse: 1}); got != want {
+				t.Errorf("Stats = %+v, want %+v", got, want)
+			}
+		})
+	})
+	t.Run("shrink waits for releases", func(t *testing.T) {
+		s := core.NewSemaphore(4)
+		s.Acquire(ctx, 4)
+		s.SetLimit(2)
+		for _, want := range []bool{false, false, true} {
+			s.Release(1)
+			st := s.Stats()
+			if got := s.TryAcquire(1); got != want {
+				t.Fatalf("with %d of %d held, TryAcquire(1) = %v, want %v", st.InUse, st.Limit, got, want)
+			}
+		}
+		if got, want := s.Stats(), (core.SemaphoreStats{Limit: 2, InUse: 2}); got != want {
+			t.Errorf("Stats = %+v, want %+v", got, want)
+		}
+	})
+	t.Run("shrink unblocks the queue behind a request above the new limit", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := core.NewSemaphore(4)
+			s.Acquire(ctx, 1)
+			ctxBig, cancelBig := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			big := acquire(ctxBig, &wg, s, 4, core.Normal)
+			synctest.Wait()
+			small := acquire(ctx, &wg, s, 1, core.Normal)
+			synctest.Wait()
+			if _, ok := ready(small); ok {
+				t.Fatalf("Acquire(1) barged ahead of Acquire(4)")
+			}
+			s.SetLimit(3)
+			synctest.Wait()
+			if err, ok := ready(small); !ok || err != nil {
+				t.Fatalf("Acquire(1) after SetLimit(3) = (%v, done %v), want (nil, done)", err, ok)
+			}
+			s.SetLimit(4) // the request fits again, but two tokens are held
+			synctest.Wait()
+			if _, ok := ready(big); ok {
+				t.Fatalf("Acquire(4) granted with 2 of 4 held")
+			}
+			s.Release(2)
+			synctest.Wait()
+			if err, ok := ready(big); !ok || err != nil {
+				t.Fatalf("Acquire(4) after releases = (%v, done %v), want (nil, done)", err, ok)
+			}
+			cancelBig()
+			wg.Wait()
+			if got, want := s.Stats(), (core.SemaphoreStats{Limit: 4, InUse: 4}); got != want {
+				t.Errorf("Stats = %+v, want %+v", got, want)
+			}
+		})
+	})
+}
+
+func TestSemaphoreObserver(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		var mu sync.Mutex
+		var got []string
+		s := core.NewSemaphore(1, core.WithObserver(func(e core.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, fmt.Sprintf("%v#%d/%v/%d", e.Kind, e.Task, e.Priority, e.Weight))
+			if e.Time.IsZero() {
+				t.Errorf("%v event has no time", e.Kind)
+			}
+		}))
+		s.Acquire(ctx, 1)
+		var wg sync.WaitGroup
+		res := acquire(ctx, &wg, s, 1, core.High)
+		synctest.Wait()
+		cctx, cancel := context.WithCancel(ctx)
+		canceled := acquire(cctx, &wg, s, 1, core.Low)
+		synctest.Wait()
+		cancel()
+		synctest.Wait()
+		s.Release(1)
+		wg.Wait()
+		<-res
+		<-canceled
+		s.Release(1)
+		s.SetLimit(5)
+		want := []string{
+			"enqueued#1/normal/1", "started#1/normal/1",
+			"enqueued#2/high/1", "waiting#2/high/1",
+			"enqueued#3/low/1", "waiting#3/low/1", "canceled#3/low/1",
+			"finished#0/normal/1", "started#2/high/1",
+			"finished#0/normal/1", "resized#0/normal/5",
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("events:\n got %v\nwant %v", got, want)
+		}
+	})
+}
+
+// TestSemaphoreStress runs many waiters with random weights, priorities and
+// cancellations, and checks that the limit always holds and that every token
+// comes back.
+func TestSemaphoreStress(t *testing.T) {
+	const (
+		limit   = 10
+		waiters = 10000
+		wave    = 2000 // live goroutines at once, under the race detector's cap
+	)
+	ctx := context.Background()
+	s := core.NewSemaphore(limit, core.WithAging(time.Microsecond))
+	var held, most atomic.Int64
+	var granted, canceled atomic.Int64
+	for w := 0; w < waiters; w += wave {
+		var wg sync.WaitGroup
+		for i := range wave {
+			r := rand.New(rand.NewPCG(uint64(w), uint64(i)))
+			n := int64(1 + r.IntN(3))
+			p := core.Priority(r.IntN(3) - 1)
+			ctx, cancel := context.WithCancel(ctx)
+			wg.Go(func() {
+				defer cancel()
+				if err := s.AcquirePriority(ctx, n, p); err != nil {
+					canceled.Add(1)
+					return
+				}
+				granted.Add(1)
+				h := held.Add(n)
+				for m := most.Load(); h > m && !most.CompareAndSwap(m, h); m = most.Load() {
+				}
+				runtime.Gosched()
+				held.Add(-n)
+				s.Release(n)
+			})
+			if r.IntN(3) == 0 {
+				wg.Go(func() {
+					runtime.Gosched()
+					cancel()
+				})
+			}
+		}
+		wg.Wait()
+	}
+	if got := granted.Load() + canceled.Load(); got != waiters {
+		t.Errorf("granted + canceled = %d, want %d", got, waiters)
+	}
+	if got := most.Load(); got > limit {
+		t.Errorf("most tokens held at once = %d, want at most %d", got, limit)
+	}
+	if got, want := s.Stats(), (core.SemaphoreStats{Limit: limit, Canceled: uint64(canceled.Load())}); got != want {
+		t.Errorf("Stats = %+v, want %+v", got, want)
+	}
+	if !s.TryAcquire(limit) {
+		t.Errorf("TryAcquire(%d) = false after every waiter returned", limit)
+	}
+}
+
+// TestSemaphoreCancelRacesWake cancels a waiter at the moment its tokens
+// are released to it, many times: the tokens are never lost or duplicated.
+func TestSemaphoreCancelRacesWake(t *testing.T) {
+	s := core.NewSemaphore(1)
+	for i := range 2000 {
+		if err := s.Acquire(context.Background(), 1); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		res := acquire(ctx, &wg, s, 1, core.Priority(i%3-1))
+		for s.Stats().Waiters == 0 && len(res) == 0 {
+			runtime.Gosched()
+		}
+		wg.Go(func() { s.Release(1) })
+		wg.Go(cancel)
+		wg.Wait()
+		if err := <-res; err == nil {
+			s.Release(1)
+		} else if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Acquire = %v, want nil or context.Canceled", err)
+		}
+		if st := s.Stats(); st.InUse != 0 || st.Waiters != 0 {
+			t.Fatalf("round %d: Stats = %+v, want nothing in use or waiting", i, st)
+		}
+	}
+	if !s.TryAcquire(1) {
+		t.Errorf("TryAcquire(1) = false at the end")
+	}
+}
+
+func ExampleSemaphore() {
+	ctx := context.Background()
+	sem := core.NewSemaphore(3)
+
+	if err := sem.Acquire(ctx, 2); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("room for 2 more:", sem.TryAcquire(2))
+	sem.Release(2)
+	fmt.Println("room for 3:", sem.TryAcquire(3))
+	st := sem.Stats()
+	fmt.Printf("%d of %d in use\n", st.InUse, st.Limit)
+	// Output:
+	// room for 2 more: false
+	// room for 3: true
+	// 3 of 3 in use
+}
+
+func ExampleSemaphore_AcquirePriority() {
+	ctx := context.Background()
+	sem := core.NewSemaphore(1)
+	sem.Acquire(ctx, 1) // hold the only token while the others queue
+
+	var mu sync.Mutex
+	var served []core.Priority
+	var wg sync.WaitGroup
+	for i, p := range []core.Priority{core.Low, core.Normal, core.High} {
+		wg.Go(func() {
+			sem.AcquirePriority(ctx, 1, p)
+			mu.Lock()
+			served = append(served, p)
+			mu.Unlock()
+			sem.Release(1)
+		})
+		for sem.Stats().Waiters <= i { // queue them in this order
+			runtime.Gosched()
+		}
+	}
+	sem.Release(1)
+	wg.Wait()
+	fmt.Println(served)
+	// Output: [high normal low]
+}
