@@ -25,6 +25,9 @@ const locked = math.MinInt64
 // behind it. [WithAging] lets long waits raise a waiter's priority so that no
 // priority starves.
 //
+// [Semaphore.Do] runs a function while holding tokens, releases them however
+// it returns, and reports the call to an observer as one task.
+//
 // The uncontended paths (Acquire, TryAcquire and Release with no waiter
 // queued) take no lock and allocate nothing.
 //
@@ -78,8 +81,8 @@ func NewSemaphore(n int64, opts ...Option) *Semaphore {
 // request for more tokens than the limit waits until SetLimit makes room or
 // ctx ends, without blocking other callers. It panics if n is negative.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	// The uncontended path, small enough to inline: a context that can
-	// never end, no observer, and free tokens.
+	// The uncontended path, kept short: a context that can never end, no
+	// observer, and free tokens.
 	if ctx.Done() == nil && s.cfg.observer == nil && n >= 0 {
 		if v := s.avail.Load(); v >= n && s.avail.CompareAndSwap(v, v-n) {
 			return nil
@@ -96,6 +99,38 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // leaves the semaphore unchanged: tokens granted at the same moment are
 // handed back. It panics if n is negative.
 func (s *Semaphore) AcquirePriority(ctx context.Context, n int64, p Priority) error {
+	_, err := s.acquire(ctx, n, p, "")
+	return err
+}
+
+// Do acquires n tokens, runs fn with ctx, and releases the tokens however
+// fn returns. It blocks until the tokens are granted, as
+// [Semaphore.AcquirePriority] does, at the priority given by [WithPriority]
+// (Normal by default); when ctx ends first it returns ctx.Err() without
+// running fn and leaves the semaphore unchanged. Otherwise it returns fn's
+// error, or a [*PanicError] if fn panicked. Unlike a bare Acquire and
+// Release, every event of the call, up to its terminal one, carries the same
+// Task and the name given by [WithName], so an observer can follow each
+// holder.
+func (s *Semaphore) Do(ctx context.Context, n int64, fn func(context.Context) error, opts ...TaskOption) error {
+	tc := newTaskConfig(opts)
+	id, err := s.acquire(ctx, n, tc.priority, tc.name)
+	if err != nil {
+		return err
+	}
+	err = call(ctx, fn)
+	if s.cfg.observer != nil {
+		// Reported before the tokens move, as Release does.
+		_, kind := outcome(ctx, err)
+		s.cfg.emit(Event{Kind: kind, Task: id, Name: tc.name, Priority: tc.priority, Weight: n, Err: err})
+	}
+	s.release(n)
+	return err
+}
+
+// acquire takes n tokens at priority p and returns the task id its events
+// carried (0 without an observer).
+func (s *Semaphore) acquire(ctx context.Context, n int64, p Priority, name string) (uint64, error) {
 	if n < 0 {
 		panic(fmt.Sprintf("core: semaphore acquire of %d tokens", n))
 	}
@@ -105,37 +140,39 @@ func (s *Semaphore) AcquirePriority(ctx context.Context, n int64, p Priority) er
 		case <-done:
 			// The context ended before the call: fail even if tokens are free.
 			s.canceled.Add(1)
-			return ctx.Err()
+			return 0, ctx.Err()
 		default:
 		}
 	}
 	for v := s.avail.Load(); v >= n; v = s.avail.Load() {
 		if s.avail.CompareAndSwap(v, v-n) {
 			if s.cfg.observer != nil {
-				s.emitGranted(n, p)
+				return s.emitGranted(n, p, name), nil
 			}
-			return nil
+			return 0, nil
 		}
 	}
-	return s.acquireSlow(ctx, done, n, p)
+	return s.acquireSlow(ctx, done, n, p, name)
 }
 
-func (s *Semaphore) emitGranted(n int64, p Priority) {
+// emitGranted reports a request granted at once and returns its task id.
+func (s *Semaphore) emitGranted(n int64, p Priority, name string) uint64 {
 	id := s.ids.Add(1)
 	now := s.cfg.clock.Now()
-	s.cfg.emit(Event{Kind: Enqueued, Time: now, Task: id, Priority: p, Weight: n})
-	s.cfg.emit(Event{Kind: Started, Time: now, Task: id, Priority: p, Weight: n})
+	s.cfg.emit(Event{Kind: Enqueued, Time: now, Task: id, Name: name, Priority: p, Weight: n})
+	s.cfg.emit(Event{Kind: Started, Time: now, Task: id, Name: name, Priority: p, Weight: n})
+	return id
 }
 
-func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int64, p Priority) error {
+func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int64, p Priority, name string) (uint64, error) {
 	s.lock()
 	if s.queue.len() == 0 && s.lim-s.cur >= n {
 		s.cur += n
 		s.unlock()
 		if s.cfg.observer != nil {
-			s.emitGranted(n, p)
+			return s.emitGranted(n, p, name), nil
 		}
-		return nil
+		return 0, nil
 	}
 	w := &waiter{n: n, prio: p, seq: s.seq, ready: make(chan struct{})}
 	s.seq++
@@ -153,8 +190,8 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 	if s.cfg.observer != nil {
 		id = s.ids.Add(1)
 		now := s.cfg.clock.Now()
-		s.cfg.emit(Event{Kind: Enqueued, Time: now, Task: id, Priority: p, Weight: n})
-		s.cfg.emit(Event{Kind: Waiting, Time: now, Task: id, Priority: p, Weight: n})
+		s.cfg.emit(Event{Kind: Enqueued, Time: now, Task: id, Name: name, Priority: p, Weight: n})
+		s.cfg.emit(Event{Kind: Waiting, Time: now, Task: id, Name: name, Priority: p, Weight: n})
 	}
 
 	select {
@@ -173,9 +210,9 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 		s.canceled.Add(1)
 		err := ctx.Err()
 		if s.cfg.observer != nil {
-			s.cfg.emit(Event{Kind: Canceled, Task: id, Priority: p, Weight: n, Err: err})
+			s.cfg.emit(Event{Kind: Canceled, Task: id, Name: name, Priority: p, Weight: n, Err: err})
 		}
-		return err
+		return 0, err
 	case <-w.ready:
 		select {
 		case <-done:
@@ -185,22 +222,22 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 			s.canceled.Add(1)
 			err := ctx.Err()
 			if s.cfg.observer != nil {
-				s.cfg.emit(Event{Kind: Canceled, Task: id, Priority: p, Weight: n, Err: err})
+				s.cfg.emit(Event{Kind: Canceled, Task: id, Name: name, Priority: p, Weight: n, Err: err})
 			}
-			return err
+			return 0, err
 		default:
 		}
 		if s.cfg.observer != nil {
-			s.cfg.emit(Event{Kind: Started, Task: id, Priority: p, Weight: n})
+			s.cfg.emit(Event{Kind: Started, Task: id, Name: name, Priority: p, Weight: n})
 		}
-		return nil
+		return id, nil
 	}
 }
 
 // TryAcquire takes n tokens if it can without waiting and reports whether it
 // did. It fails, leaving the semaphore unchanged, when fewer than n tokens
-// are free or when any caller is waiting (it never barges ahead of a
-// waiter). It does not block. It panics if n is negative.
+// are free or when a caller is waiting for tokens that fit the limit (it
+// never barges ahead of a waiter). It does not block. It panics if n is negative.
 func (s *Semaphore) TryAcquire(n int64) bool {
 	if n < 0 {
 		panic(fmt.Sprintf("core: semaphore acquire of %d tokens", n))
@@ -211,7 +248,7 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 		}
 		if s.avail.CompareAndSwap(v, v-n) {
 			if s.cfg.observer != nil {
-				s.emitGranted(n, Normal)
+				s.emitGranted(n, Normal, "")
 			}
 			return true
 		}
@@ -223,7 +260,7 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	}
 	s.unlock()
 	if ok && s.cfg.observer != nil {
-		s.emitGranted(n, Normal)
+		s.emitGranted(n, Normal, "")
 	}
 	return ok
 }
@@ -235,8 +272,8 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // Weight n before the tokens move: tokens are not tied to the acquire that
 // took them.
 func (s *Semaphore) Release(n int64) {
-	// The uncontended path, small enough to inline. The unsigned comparison
-	// also sends a negative n to the slow path, which panics.
+	// The uncontended path, kept short. The unsigned comparison also sends
+	// a negative n, or more than is held, to the slow path, which panics.
 	if v := s.avail.Load(); v != locked && uint64(n) <= uint64(s.limitMirror.Load()-v) &&
 		s.cfg.observer == nil && s.avail.CompareAndSwap(v, v+n) {
 		return

@@ -701,6 +701,91 @@ func TestSemaphoreCancelRacesWake(t *testing.T) {
 	}
 }
 
+func TestSemaphoreDo(t *testing.T) {
+	ctx := context.Background()
+	boom := errors.New("boom")
+	t.Run("outcomes release the tokens", func(t *testing.T) {
+		var mu sync.Mutex
+		var got []string
+		s := core.NewSemaphore(2, core.WithObserver(func(e core.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			got = append(got, fmt.Sprintf("%v#%d:%s/%v/%d", e.Kind, e.Task, e.Name, e.Priority, e.Weight))
+		}))
+		cases := []struct {
+			name string
+			fn   func(context.Context) error
+			want func(error) bool
+		}{
+			{"ok", func(context.Context) error { return nil }, func(err error) bool { return err == nil }},
+			{"fail", func(context.Context) error { return boom }, func(err error) bool { return errors.Is(err, boom) }},
+			{"panic", func(context.Context) error { panic(boom) }, func(err error) bool {
+				var pe *core.PanicError
+				return errors.As(err, &pe) && pe.Value == boom && len(pe.Stack) > 0
+			}},
+		}
+		for _, c := range cases {
+			held := false
+			err := s.Do(ctx, 2, func(ctx context.Context) error {
+				held = s.Stats().InUse == 2
+				return c.fn(ctx)
+			}, core.WithName(c.name), core.WithPriority(core.High))
+			if !c.want(err) {
+				t.Errorf("Do(%s) = %v", c.name, err)
+			}
+			if !held {
+				t.Errorf("Do(%s) ran fn without holding the tokens", c.name)
+			}
+			if got := s.Stats().InUse; got != 0 {
+				t.Errorf("after Do(%s), InUse = %d, want 0", c.name, got)
+			}
+		}
+		want := []string{
+			"enqueued#1:ok/high/2", "started#1:ok/high/2", "finished#1:ok/high/2",
+			"enqueued#2:fail/high/2", "started#2:fail/high/2", "failed#2:fail/high/2",
+			"enqueued#3:panic/high/2", "started#3:panic/high/2", "panicked#3:panic/high/2",
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("events:\n got %v\nwant %v", got, want)
+		}
+	})
+	t.Run("canceled while waiting never runs", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := core.NewSemaphore(1)
+			s.Acquire(ctx, 1)
+			ctx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			ran := false
+			err := s.Do(ctx, 1, func(context.Context) error { ran = true; return nil })
+			if !errors.Is(err, context.DeadlineExceeded) || ran {
+				t.Errorf("Do = (%v, ran %v), want (context.DeadlineExceeded, not run)", err, ran)
+			}
+			if got, want := s.Stats(), (core.SemaphoreStats{Limit: 1, InUse: 1, Canceled: 1}); got != want {
+				t.Errorf("Stats = %+v, want %+v", got, want)
+			}
+		})
+	})
+	t.Run("canceled while running", func(t *testing.T) {
+		var kinds []core.EventKind
+		s := core.NewSemaphore(1, core.WithObserver(func(e core.Event) { kinds = append(kinds, e.Kind) }))
+		ctx, cancel := context.WithCancel(ctx)
+		err := s.Do(ctx, 1, func(ctx context.Context) error {
+			cancel()
+			<-ctx.Done()
+			return ctx.Err()
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Do = %v, want context.Canceled", err)
+		}
+		if want := "[enqueued started canceled]"; fmt.Sprint(kinds) != want {
+			t.Errorf("events = %v, want %v", kinds, want)
+		}
+		if got := s.Stats().InUse; got != 0 {
+			t.Errorf("InUse = %d, want 0", got)
+		}
+	})
+}
+
 func ExampleSemaphore() {
 	ctx := context.Background()
 	sem := core.NewSemaphore(3)
@@ -718,6 +803,19 @@ func ExampleSemaphore() {
 	// room for 2 more: false
 	// room for 3: true
 	// 3 of 3 in use
+}
+
+func ExampleSemaphore_Do() {
+	ctx := context.Background()
+	sem := core.NewSemaphore(1)
+	err := sem.Do(ctx, 1, func(ctx context.Context) error {
+		fmt.Println("holding", sem.Stats().InUse, "token")
+		return errors.New("disk full")
+	}, core.WithName("backup"))
+	fmt.Println(err, "- tokens in use:", sem.Stats().InUse)
+	// Output:
+	// holding 1 token
+	// disk full - tokens in use: 0
 }
 
 func ExampleSemaphore_AcquirePriority() {
