@@ -183,6 +183,9 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 		s.park(w)
 	} else {
 		s.queue.push(w, s.cfg.aging > 0)
+		// A higher priority than the head's makes w the head, and it may
+		// fit where the old head did not.
+		s.notify()
 	}
 	s.unlock()
 

@@ -356,6 +356,28 @@ func TestSemaphorePriority(t *testing.T) {
 		})
 	})
 
+	t.Run("a higher priority that fits goes ahead of a head that does not", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx := context.Background()
+			s := core.NewSemaphore(3)
+			s.Acquire(ctx, 1)
+			cctx, cancel := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			big := acquire(cctx, &wg, s, 3, core.Normal)
+			synctest.Wait()
+			high := acquire(ctx, &wg, s, 1, core.High)
+			synctest.Wait()
+			if err, ok := ready(high); !ok || err != nil {
+				t.Errorf("High Acquire(1) with 2 tokens free = (%v, done %v), want (nil, done)", err, ok)
+			}
+			if _, ok := ready(big); ok {
+				t.Errorf("Normal Acquire(3) granted with 1 token free")
+			}
+			cancel()
+			wg.Wait()
+		})
+	})
+
 	t.Run("no barging across the head", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			ctx := context.Background()
