@@ -1,0 +1,109 @@
+package trace_test
+
+import (
+	"io"
+	"testing"
+	"time"
+
+	"sluice/core"
+	"sluice/core/trace"
+)
+
+// liveRecorder returns a Recorder holding 10,000 finished tasks and 1,000
+// live ones (200 running on 200 slots, 800 waiting), and the time of its
+// latest event.
+func liveRecorder() (*trace.Recorder, time.Time) {
+	rec := trace.NewRecorder(trace.Config{})
+	const slots = 200
+	id := uint64(0)
+	ts := t0
+	for i := range 10_000 {
+		id++
+		ts = ts.Add(100 * time.Microsecond)
+		p := core.Priority(i%3 - 1)
+		rec.Observe(core.Event{Kind: core.Enqueued, Time: ts, Task: id, Priority: p, Weight: 1})
+		rec.Observe(core.Event{Kind: core.Started, Time: ts, Task: id, Priority: p, Weight: 1, Lane: i % slots})
+		rec.Observe(core.Event{Kind: core.Finished, Time: ts.Add(time.Millisecond), Task: id})
+	}
+	ts = ts.Add(time.Millisecond)
+	for i := range 1000 {
+		id++
+		p := core.Priority(i%3 - 1)
+		rec.Observe(core.Event{Kind: core.Enqueued, Time: ts, Task: id, Priority: p, Weight: 1})
+		if i < slots {
+			rec.Observe(core.Event{Kind: core.Started, Time: ts, Task: id, Priority: p, Weight: 1, Lane: i})
+		}
+	}
+	return rec, ts
+}
+
+// BenchmarkSnapshot measures a snapshot of a Recorder with 1,000 live
+// tasks and 10,000 finished ones: of everything; of a 100ms window, which
+// holds the live tasks and 1,000 finished ones; of that window into a
+// reused Snapshot; and a whole animation frame (ten events, then a reused
+// window snapshot).
+func BenchmarkSnapshot(b *testing.B) {
+	rec, now := liveRecorder()
+	const window = 100 * time.Millisecond
+	from := now.Add(-window)
+	b.Run("all", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			rec.Snapshot(now)
+		}
+	})
+	b.Run("window", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			rec.SnapshotWindow(nil, now, from, now)
+		}
+	})
+	b.Run("window-reuse", func(b *testing.B) {
+		b.ReportAllocs()
+		dst := rec.SnapshotWindow(nil, now, from, now)
+		for b.Loop() {
+			dst = rec.SnapshotWindow(dst, now, from, now)
+		}
+	})
+	b.Run("frame", func(b *testing.B) {
+		b.ReportAllocs()
+		rec, now := liveRecorder()
+		dst := rec.SnapshotWindow(nil, now, from, now)
+		id := uint64(1 << 32)
+		for b.Loop() {
+			for range 5 { // a task ends, another starts
+				id++
+				now = now.Add(time.Microsecond)
+				rec.Observe(core.Event{Kind: core.Started, Time: now, Task: id, Weight: 1, Lane: 1})
+				rec.Observe(core.Event{Kind: core.Finished, Time: now, Task: id})
+			}
+			dst = rec.SnapshotWindow(dst, now, now.Add(-window), now)
+		}
+	})
+}
+
+// BenchmarkObserve measures recording one task's life (enqueued, started,
+// finished) once the finished ring is full.
+func BenchmarkObserve(b *testing.B) {
+	rec, now := liveRecorder()
+	b.ReportAllocs()
+	id := uint64(1 << 32)
+	for b.Loop() {
+		id++
+		now = now.Add(time.Microsecond)
+		rec.Observe(core.Event{Kind: core.Enqueued, Time: now, Task: id, Weight: 1})
+		rec.Observe(core.Event{Kind: core.Started, Time: now, Task: id, Weight: 1, Lane: 300})
+		rec.Observe(core.Event{Kind: core.Finished, Time: now, Task: id})
+	}
+}
+
+// BenchmarkWriteJSON measures writing a Recorder of 11,000 tasks.
+func BenchmarkWriteJSON(b *testing.B) {
+	rec, _ := liveRecorder()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := rec.WriteJSON(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
