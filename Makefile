@@ -1,0 +1,119 @@
+# Sluice's entry points.
+#
+#   make run      build web/app.wasm if stale, serve the playground (ADDR=127.0.0.1:8000)
+#   make test     every check CI runs, installing what is missing
+#   make bench    benchmarks against the peers, written to BENCHMARKS.md
+#   make wasm     rebuild web/app.wasm and web/app.wasm.gz
+#   make static   export the playground as a static site to dist/
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.NOTPARALLEL:
+.DEFAULT_GOAL := run
+
+GO       ?= go
+ADDR     ?= 127.0.0.1:8000
+BIN      := $(CURDIR)/.bin
+CHROMIUM ?= /usr/bin/chromium
+
+# Headless Chromium as root in a container needs these; a fresh profile
+# (--user-data-dir) is made per run by the tools that start it.
+CHROMIUM_FLAGS := --no-sandbox --disable-gpu --disable-background-networking \
+	--disable-component-update --disable-sync --no-first-run
+
+WASMBROWSERTEST_VERSION := v0.11.0
+BENCHSTAT_VERSION       := v0.0.0-20260908200009-22c9c6c9d4da
+
+# timed runs a step of make test and prints how long it took. Its arguments
+# (a name, then the shell command) must not contain commas.
+define timed
+@echo "==> $(1)"; t0=$$(date +%s); $(2); echo "<== $(1): ok in $$(( $$(date +%s) - t0 ))s"
+endef
+
+.PHONY: run wasm static test bench \
+	test-tools test-fmt test-vet test-race test-wasm test-bench test-e2e
+
+run:
+	$(GO) run . -addr $(ADDR)
+
+wasm:
+	$(GO) run . -build
+
+static:
+	rm -rf dist
+	$(GO) run . -export dist
+
+test: test-tools test-fmt test-vet test-race test-wasm test-bench test-e2e
+	@echo "make test: all checks passed"
+
+# Chromium for the wasm and e2e tests, and wasmbrowsertest, which runs
+# GOOS=js tests in it.
+test-tools: $(BIN)/wasmbrowsertest $(BIN)/chromium
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "==> installing Chromium (Debian package chromium)"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get update && apt-get install -y chromium; \
+		else \
+			echo "make test needs Chromium at $(CHROMIUM): install the Debian package chromium" \
+				"(sudo apt-get install chromium), or set CHROMIUM=/path/to/chromium" >&2; \
+			exit 1; \
+		fi; \
+	fi
+
+$(BIN)/wasmbrowsertest:
+	GOBIN=$(BIN) $(GO) install github.com/agnivade/wasmbrowsertest@$(WASMBROWSERTEST_VERSION)
+
+# wasmbrowsertest starts the first chromium on PATH with its own flags; this
+# wrapper, first on PATH during the wasm tests, adds ours. It is rewritten on
+# every run, so that it follows CHROMIUM.
+.PHONY: $(BIN)/chromium
+$(BIN)/chromium:
+	@mkdir -p $(BIN)
+	@printf '#!/bin/sh\n# Written by make: Chromium with the flags headless tests need.\nexec %s %s "$$@"\n' \
+		'$(CHROMIUM)' '$(CHROMIUM_FLAGS)' > $@
+	@chmod +x $@
+
+$(BIN)/benchstat:
+	GOBIN=$(BIN) $(GO) install golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION)
+
+test-fmt:
+	$(call timed,gofmt,files=$$(gofmt -l .); \
+		if [ -n "$$files" ]; then echo "gofmt: not formatted:"; echo "$$files"; exit 1; fi)
+
+# go vet both ways, and core's imports: the standard library only, never
+# syscall/js (its tests may use more).
+test-vet:
+	$(call timed,go vet,$(GO) vet ./... && $(GO) vet -tags e2e ./e2e/ && \
+		GOOS=js GOARCH=wasm $(GO) vet ./core/... ./wasm/... && \
+		deps=$$( { $(GO) list -deps ./core/... | grep -E '^[^/]+\.[^/]+/|^sluice/' | grep -v '^sluice/core'; \
+			GOOS=js GOARCH=wasm $(GO) list -f '{{join .Imports "\n"}}' ./core/... | grep -x syscall/js; } || true); \
+		if [ -n "$$deps" ]; then echo "core imports outside the standard library:"; echo "$$deps"; exit 1; fi)
+
+test-race:
+	$(call timed,go test -race,$(GO) test -race -count=1 ./...)
+
+# The test binaries get a minimal environment: wasm_exec.js copies the
+# environment into the module's memory, which holds only a few kilobytes.
+# Chromium logs "unknown IPAddressSpace value" for events wasmbrowsertest's
+# DevTools client predates: noise, dropped.
+test-wasm: test-tools
+	$(call timed,GOOS=js go test (headless Chromium),GOOS=js GOARCH=wasm $(GO) test -count=1 \
+		-exec "env -i 'PATH=$(BIN):$$PATH' 'HOME=$$HOME' $(BIN)/wasmbrowsertest" \
+		./core/... ./wasm/... 2>&1 | sed '/unknown IPAddressSpace value/d')
+
+test-bench:
+	$(call timed,bench module (each benchmark once),cd bench && $(GO) vet ./... && \
+		$(GO) test -count=1 -run . -bench . -benchtime 1x ./...)
+
+test-e2e: test-tools
+	$(call timed,e2e (real server and Chromium),CHROMIUM=$(CHROMIUM) $(GO) test -tags e2e -count=1 ./e2e/)
+
+BENCH_CMD := cd bench && go test -run '^$$' -bench . -benchmem -count 6 ./... | tee bench.txt; \
+	benchstat bench.txt > benchstat.txt
+
+bench: $(BIN)/benchstat
+	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 6 ./... | tee bench.txt
+	cd bench && $(BIN)/benchstat bench.txt > benchstat.txt
+	cd bench && $(GO) run ./cmd/benchreport -raw bench.txt -stat benchstat.txt \
+		-cmd "$(BENCH_CMD)" -out ../BENCHMARKS.md

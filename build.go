@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The built front end, relative to the module root.
+const (
+	wasmFile   = "web/app.wasm"
+	wasmGzFile = "web/app.wasm.gz"
+)
+
+// toolchain is the Go toolchain that builds the wasm; its wasm_exec.js is the
+// one the page must load.
+type toolchain struct {
+	goroot  string // go env GOROOT
+	version string // go env GOVERSION, such as "go1.26.8"
+}
+
+func (tc toolchain) wasmExecJS() string {
+	return filepath.Join(tc.goroot, "lib", "wasm", "wasm_exec.js")
+}
+
+// checkRoot makes sure root is this module's root and returns the toolchain
+// found on PATH.
+func checkRoot(root string) (toolchain, error) {
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil || !bytes.HasPrefix(mod, []byte("module sluice\n")) {
+		return toolchain{}, fmt.Errorf("run from the root of the sluice module (the directory with go.mod and web/)")
+	}
+	out, err := exec.Command("go", "env", "GOROOT", "GOVERSION").Output()
+	if err != nil {
+		return toolchain{}, fmt.Errorf("go env: %v", err)
+	}
+	lines := strings.Fields(string(out))
+	if len(lines) != 2 {
+		return toolchain{}, fmt.Errorf("go env: unexpected output %q", out)
+	}
+	tc := toolchain{goroot: lines[0], version: lines[1]}
+	if _, err := os.Stat(tc.wasmExecJS()); err != nil {
+		return toolchain{}, fmt.Errorf("the Go toolchain has no wasm_exec.js: %v", err)
+	}
+	return tc, nil
+}
+
+// ensureWasm builds web/app.wasm when wasmStale says so, and writes
+// web/app.wasm.gz when it is missing or older than web/app.wasm.
+func ensureWasm(root string, tc toolchain) error {
+	stale, why, err := wasmStale(root, tc.version)
+	if err != nil {
+		return err
+	}
+	if stale {
+		log.Printf("building %s: %s", wasmFile, why)
+		return buildWasm(root, tc)
+	}
+	raw, err := os.Stat(filepath.Join(root, wasmFile))
+	if err != nil {
+		return err
+	}
+	if gz, err := os.Stat(filepath.Join(root, wasmGzFile)); err != nil || gz.ModTime().Before(raw.ModTime()) {
+		return compressWasm(root)
+	}
+	return nil
+}
+
+// wasmStale reports whether web/app.wasm must be built, and why: it is
+// missing, older than a .go file under wasm/ or core/ or than go.mod or
+// go.sum, or was built by another Go version than goVersion (its
+// wasm_exec.js would not match).
+func wasmStale(root, goVersion string) (bool, string, error) {
+	wasmPath := filepath.Join(root, wasmFile)
+	st, err := os.Stat(wasmPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, "it does not exist yet", nil
+	}
+	if err != nil {
+		return false, "", err
+	}
+	built := st.ModTime()
+	newer := ""
+	check := func(path string, mod time.Time) {
+		if newer == "" && mod.After(built) {
+			newer = path
+		}
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		if fi, err := os.Stat(filepath.Join(root, f)); err == nil {
+			check(f, fi.ModTime())
+		}
+	}
+	for _, dir := range []string{"wasm", "core"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || newer != "" {
+				return err
+			}
+			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			check(path, fi.ModTime())
+			return nil
+		})
+		if err != nil {
+			return false, "", err
+		}
+	}
+	if newer != "" {
+		return true, newer + " is newer", nil
+	}
+	b, err := os.ReadFile(wasmPath)
+	if err != nil {
+		return false, "", err
+	}
+	if v := wasmGoVersion(b); v != goVersion {
+		return true, fmt.Sprintf("it was built by Go %q, the toolchain is %s", v, goVersion), nil
+	}
+	return false, "", nil
+}
+
+// buildWasm runs GOOS=js GOARCH=wasm go build -o web/app.wasm ./wasm, through
+// a temporary file so that a server never reads half a binary, then
+// compresses it.
+func buildWasm(root string, tc toolchain) error {
+	start := time.Now()
+	tmp := filepath.Join(root, wasmFile+".tmp")
+	defer os.Remove(tmp)
+	cmd := exec.Command(filepath.Join(tc.goroot, "bin", "go"), "build", "-o", tmp, "./wasm")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("GOOS=js GOARCH=wasm go build -o %s ./wasm: %v", wasmFile, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(root, wasmFile)); err != nil {
+		return err
+	}
+	log.Printf("built %s in %v", wasmFile, time.Since(start).Round(time.Millisecond))
+	return compressWasm(root)
+}
+
+// compressWasm writes web/app.wasm.gz, which the server sends to clients that
+// accept gzip.
+func compressWasm(root string) error {
+	raw, err := os.ReadFile(filepath.Join(root, wasmFile))
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(root, wasmGzFile+".tmp")
+	defer os.Remove(tmp)
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	zw, err := gzip.NewWriterLevel(bw, gzip.BestCompression)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	_, err = zw.Write(raw)
+	for _, step := range []func() error{zw.Close, bw.Flush, f.Close} {
+		if e := step(); err == nil {
+			err = e
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("compressing %s: %v", wasmFile, err)
+	}
+	return os.Rename(tmp, filepath.Join(root, wasmGzFile))
+}
+
+// wasmGoVersion returns the Go version that built a WebAssembly binary, from
+// the "language" field of its "producers" custom section (such as
+// "go1.26.8"), or "" if b holds none.
+func wasmGoVersion(b []byte) string {
+	if len(b) < 8 || string(b[:4]) != "\x00asm" {
+		return ""
+	}
+	b = b[8:]
+	for len(b) > 0 {
+		id := b[0]
+		size, n := binary.Uvarint(b[1:])
+		if n <= 0 || size > uint64(len(b)-1-n) {
+			return ""
+		}
+		section := b[1+n : 1+n+int(size)]
+		b = b[1+n+int(size):]
+		if id != 0 { // not a custom section
+			continue
+		}
+		name, rest, ok := wasmName(section)
+		if !ok || name != "producers" {
+			continue
+		}
+		return producersGo(rest)
+	}
+	return ""
+}
+
+// producersGo reads the body of a producers section: a vector of fields,
+// each a name and a vector of (name, version) pairs.
+func producersGo(b []byte) string {
+	fields, n := binary.Uvarint(b)
+	if n <= 0 {
+		return ""
+	}
+	b = b[n:]
+	for range fields {
+		field, rest, ok := wasmName(b)
+		if !ok {
+			return ""
+		}
+		values, n := binary.Uvarint(rest)
+		if n <= 0 {
+			return ""
+		}
+		b = rest[n:]
+		for range values {
+			var name, version string
+			if name, b, ok = wasmName(b); !ok {
+				return ""
+			}
+			if version, b, ok = wasmName(b); !ok {
+				return ""
+			}
+			if field == "language" && name == "Go" {
+				return version
+			}
+		}
+	}
+	return ""
+}
+
+// wasmName reads a length-prefixed UTF-8 name.
+func wasmName(b []byte) (name string, rest []byte, ok bool) {
+	l, n := binary.Uvarint(b)
+	if n <= 0 || l > uint64(len(b)-n) {
+		return "", nil, false
+	}
+	return string(b[n : n+int(l)]), b[n+int(l):], true
+}
