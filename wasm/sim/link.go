@@ -1,0 +1,137 @@
+package sim
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// Limits on what Decode reads, so that a hostile link cannot make the page
+// do much work: a link's text, and the JSON it unpacks to.
+const (
+	MaxLinkLen = 16 << 10 // characters of base64url text
+	MaxJSONLen = 64 << 10 // bytes of JSON once inflated
+)
+
+// LinkPrefix is what precedes an encoded scenario in a playground URL's
+// hash.
+const LinkPrefix = "#s="
+
+// Encode returns the scenario as compact text for a link's hash (after
+// [LinkPrefix]): its JSON, compressed with raw DEFLATE, in base64url
+// without padding. It does not validate the scenario; a NaN or infinite
+// Speed is written as 0. It does not fail.
+func (s Scenario) Encode() string {
+	if math.IsNaN(s.Speed) || math.IsInf(s.Speed, 0) {
+		s.Speed = 0
+	}
+	js, err := json.Marshal(s)
+	if err != nil {
+		panic("sim: Scenario.Encode: " + err.Error()) // unreachable: every field encodes
+	}
+	var buf bytes.Buffer
+	zw, _ := flate.NewWriter(&buf, flate.BestCompression) // the level is valid
+	zw.Write(js)                                          // a bytes.Buffer does not fail
+	zw.Close()
+	return base64.RawURLEncoding.EncodeToString(buf.Bytes())
+}
+
+// Decode reads a scenario written by [Scenario.Encode], with or without
+// [LinkPrefix] in front, migrating it from an older format version. It
+// returns an error a person can read when the text is too long, is not
+// base64url, does not inflate, inflates to more than MaxJSONLen bytes, is
+// not a scenario's JSON, comes from a newer version of the playground, or
+// describes a scenario that [Scenario.Validate] refuses (the error then
+// wraps the *InvalidError). It does not block.
+func Decode(text string) (Scenario, error) {
+	text = strings.TrimPrefix(text, LinkPrefix)
+	if len(text) > MaxLinkLen {
+		return Scenario{}, fmt.Errorf("the link is too long: its scenario has %s characters, and a playground link has at most %s", num(len(text)), num(MaxLinkLen))
+	}
+	if text == "" {
+		return Scenario{}, errors.New("the link carries no scenario: nothing follows #s=")
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(text, "="))
+	if err != nil {
+		return Scenario{}, fmt.Errorf("the link is damaged: its scenario is not base64url text (%v); was it cut short when copied?", err)
+	}
+	js, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(raw)), MaxJSONLen+1))
+	if err != nil {
+		return Scenario{}, fmt.Errorf("the link is damaged: its scenario does not unpack (%v); was it cut short when copied?", err)
+	}
+	if len(js) > MaxJSONLen {
+		return Scenario{}, fmt.Errorf("the link's scenario unpacks to more than %d KiB, far more than any scenario needs; it was not made by the playground", MaxJSONLen>>10)
+	}
+	var head struct {
+		V *int `json:"v"`
+	}
+	// Unmarshal also refuses anything after the JSON value.
+	if err := json.Unmarshal(js, &head); err != nil {
+		return Scenario{}, fmt.Errorf("the link's scenario is not a scenario's JSON: %v", err)
+	}
+	switch {
+	case head.V == nil:
+		return Scenario{}, errors.New("the link's scenario has no format version (v); it was not made by the playground")
+	case *head.V > Version:
+		return Scenario{}, fmt.Errorf("the link was made by a newer playground (scenario version %d); this one reads versions up to %d: reload the page to update it", *head.V, Version)
+	case *head.V < 1:
+		return Scenario{}, fmt.Errorf("the link's scenario has format version %d, which no playground ever wrote", *head.V)
+	}
+	js, err = migrate(js, *head.V)
+	if err != nil {
+		return Scenario{}, err
+	}
+	var s Scenario
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return Scenario{}, fmt.Errorf("the link's scenario does not fit this playground's format: %v", err)
+	}
+	s.normalize()
+	if err := s.Validate(); err != nil {
+		return Scenario{}, fmt.Errorf("the link's scenario cannot run: %w", err)
+	}
+	return s, nil
+}
+
+// migrations turns the JSON of version v (the index) into that of version
+// v+1. Version 1 is the first format, so there is nothing to migrate yet;
+// when the format changes, Version goes up and the function that rewrites
+// the previous version's JSON goes here, so that old links replay as they
+// did.
+var migrations = map[int]func(js []byte) ([]byte, error){}
+
+// migrate brings js, of format version v, to Version.
+func migrate(js []byte, v int) ([]byte, error) {
+	for ; v < Version; v++ {
+		m := migrations[v]
+		if m == nil {
+			return nil, fmt.Errorf("the link's scenario has format version %d, which this playground cannot read", v)
+		}
+		var err error
+		if js, err = m(js); err != nil {
+			return nil, fmt.Errorf("the link's scenario (version %d) could not be brought up to date: %v", v, err)
+		}
+	}
+	return js, nil
+}
+
+// normalize makes empty lists nil, so that a decoded scenario equals the
+// one it was encoded from.
+func (s *Scenario) normalize() {
+	if len(s.Consumers) == 0 {
+		s.Consumers = nil
+	}
+	if len(s.Bursts) == 0 {
+		s.Bursts = nil
+	}
+	if len(s.Actions) == 0 {
+		s.Actions = nil
+	}
+}

@@ -1,0 +1,105 @@
+package sim_test
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/base64"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"sluice/wasm/sim"
+)
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	for _, p := range sim.Presets() {
+		t.Run(p.ID, func(t *testing.T) {
+			text := p.Scenario.Encode()
+			if len(text) > 600 {
+				t.Errorf("Encode gave %d characters; a link should stay short", len(text))
+			}
+			if strings.ContainsAny(text, "+/=") {
+				t.Errorf("Encode = %q, want base64url without padding", text)
+			}
+			for _, in := range []string{text, sim.LinkPrefix + text} {
+				got, err := sim.Decode(in)
+				if err != nil {
+					t.Fatalf("Decode = %v", err)
+				}
+				if !reflect.DeepEqual(got, p.Scenario) {
+					t.Errorf("Decode(Encode(s)) = %+v, want %+v", got, p.Scenario)
+				}
+			}
+		})
+	}
+}
+
+// pack deflates and encodes js as a link would carry it.
+func pack(js string) string {
+	var buf bytes.Buffer
+	w, _ := flate.NewWriter(&buf, flate.BestCompression)
+	w.Write([]byte(js))
+	w.Close()
+	return base64.RawURLEncoding.EncodeToString(buf.Bytes())
+}
+
+func TestDecodeMalformed(t *testing.T) {
+	valid := `{"v":1,"primitive":"semaphore","seed":1,"limit":2,"bursts":[{"count":2,"minMs":5,"maxMs":9}]}`
+	if _, err := sim.Decode(pack(valid)); err != nil {
+		t.Fatalf("Decode of a valid scenario = %v", err)
+	}
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"empty", "", "the link carries no scenario"},
+		{"prefix only", "#s=", "the link carries no scenario"},
+		{"bad base64", "not base64!!", "the link is damaged: its scenario is not base64url text"},
+		{"bad deflate", base64.RawURLEncoding.EncodeToString([]byte("this is not deflate data at all")), "the link is damaged: its scenario does not unpack"},
+		{"cut short", pack(valid)[:20], "the link is damaged"},
+		{"too long", strings.Repeat("A", sim.MaxLinkLen+1), "the link is too long"},
+		{"zip bomb", pack(`{"v":1,"primitive":"` + strings.Repeat("x", 10<<20) + `"}`), "unpacks to more than 64 KiB"},
+		{"bad JSON", pack(`{"v":1,`), "is not a scenario's JSON"},
+		{"not an object", pack(`[1,2,3]`), "is not a scenario's JSON"},
+		{"no version", pack(`{"primitive":"semaphore","limit":2}`), "has no format version (v)"},
+		{"future version", pack(`{"v":99,"primitive":"semaphore","limit":2}`), "made by a newer playground (scenario version 99); this one reads versions up to 1"},
+		{"zero version", pack(`{"v":0,"primitive":"semaphore","limit":2}`), "format version 0, which no playground ever wrote"},
+		{"unknown field", pack(`{"v":1,"primitive":"semaphore","limit":2,"turbo":true}`), `does not fit this playground's format: json: unknown field "turbo"`},
+		{"wrong type", pack(`{"v":1,"primitive":"semaphore","limit":"two"}`), "does not fit this playground's format"},
+		{"trailing data", pack(valid + `{}`), "is not a scenario's JSON: invalid character '{' after top-level value"},
+		{"invalid values", pack(`{"v":1,"primitive":"semaphore","seed":1,"limit":500}`), "cannot run: limit must be between 1 and 64; it is 500"},
+		{"huge burst", pack(`{"v":1,"primitive":"semaphore","limit":2,"bursts":[{"count":50000,"minMs":1,"maxMs":2}]}`), "a burst can hold at most 10,000 tasks; this one asks for 50,000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := sim.Decode(tc.text)
+			if err == nil {
+				t.Fatalf("Decode = %+v, nil; want an error", s)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Decode error = %q, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDecodeInvalidWrapsInvalidError(t *testing.T) {
+	_, err := sim.Decode(pack(`{"v":1,"primitive":"semaphore","seed":1,"limit":0,"speed":40}`))
+	var inv *sim.InvalidError
+	if !errors.As(err, &inv) || len(inv.Problems) != 2 {
+		t.Errorf("Decode = %v, want it to wrap an *InvalidError with 2 problems", err)
+	}
+}
+
+func TestEncodeSanitizesSpeed(t *testing.T) {
+	s := base(sim.Semaphore)
+	s.Speed = posInf()
+	got, err := sim.Decode(s.Encode())
+	if err != nil {
+		t.Fatalf("Decode = %v", err)
+	}
+	if got.Speed != 0 {
+		t.Errorf("Speed = %v after an infinite speed was encoded, want 0", got.Speed)
+	}
+}
+
+func posInf() float64 { var z float64; return 1 / z }

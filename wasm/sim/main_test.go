@@ -1,0 +1,14 @@
+package sim_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	// Under GOOS=js the runtime parks a goroutine in runtime.handleEvent
+	// while JavaScript calls into Go (such as the callback of an output
+	// write); it belongs to the runtime, not to a test.
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("runtime.handleEvent"))
+}

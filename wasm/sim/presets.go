@@ -1,0 +1,111 @@
+package sim
+
+// Preset is a ready-made scenario for one of the patterns the playground
+// shows.
+type Preset struct {
+	ID          string // stable, for links and tests: "workqueue-cancel"
+	Title       string // a short heading
+	Description string // two or three sentences on what to watch
+	Scenario    Scenario
+}
+
+// Presets returns the playground's presets, one per pattern, in the order
+// the page lists them. Each call returns fresh copies: changing one does
+// not change the next call's.
+func Presets() []Preset {
+	return []Preset{
+		{
+			ID:    "workqueue-cancel",
+			Title: "Work queue with cancellation",
+			Description: "Three workers take tasks in priority order, so High tasks jump the queue. " +
+				"The second burst's tasks give up 1.2 s after they are submitted, waiting or running, " +
+				"and at 4 s the whole queue is closed: what is still pending never runs.",
+			Scenario: Scenario{
+				V: Version, Primitive: WorkQueue, Seed: 13, Limit: 3, ColorBy: "priority", Speed: 1,
+				Bursts: []Burst{
+					{Count: 8, MinMS: 400, MaxMS: 1200, Priority: PriorityMix{Normal: 3, High: 1}, Outcome: OutcomeMix{OK: 6, Fail: 1, Panic: 1}},
+					{AtMS: 1500, Count: 6, MinMS: 600, MaxMS: 1500, Priority: PriorityMix{Low: 1, Normal: 2}, CancelAfterMS: 1200},
+					{AtMS: 3000, Count: 6, MinMS: 500, MaxMS: 1000, Priority: PriorityMix{Normal: 1, High: 1}},
+				},
+				Actions: []Action{{AtMS: 4000, Do: ActionClose}},
+			},
+		},
+		{
+			ID:    "semaphore",
+			Title: "Async semaphore",
+			Description: "Three tokens, and waiters served strictly in arrival order. " +
+				"At 0.6 s a heavy request asks for all three tokens: it waits at the head of the queue " +
+				"and the small requests behind it wait too, even when a token is free, so it never starves.",
+			Scenario: Scenario{
+				V: Version, Primitive: Semaphore, Seed: 2, Limit: 3, ColorBy: "priority", Speed: 1,
+				Bursts: []Burst{
+					{Count: 10, MinMS: 300, MaxMS: 900},
+					{AtMS: 600, Count: 1, MinMS: 500, MaxMS: 500, Weight: 3},
+					{AtMS: 700, Count: 4, MinMS: 200, MaxMS: 600},
+				},
+			},
+		},
+		{
+			ID:    "priority-semaphore",
+			Title: "Priority semaphore",
+			Description: "Two tokens and a steady stream of High and Normal work: High waiters go first. " +
+				"Three Low tasks arrive at the start; without aging they would wait for the stream to end, " +
+				"but every second of waiting raises a waiter one level, so they get their turn.",
+			Scenario: Scenario{
+				V: Version, Primitive: Semaphore, Seed: 3, Limit: 2, AgingMS: 1000, ColorBy: "priority", Speed: 1,
+				Bursts: priorityStream(),
+			},
+		},
+		{
+			ID:    "keyed-devices",
+			Title: "Per-device serial processing",
+			Description: "Readings from four devices: each device's readings run one at a time and in order, " +
+				"different devices at once. A device's lane is created with its first reading and evicted " +
+				"after 1 s without work; it comes back when the device does.",
+			Scenario: Scenario{
+				V: Version, Primitive: Keyed, Seed: 4, Limit: 0, IdleMS: 1000, ColorBy: "key", Speed: 1,
+				Bursts: []Burst{
+					{Count: 12, MinMS: 200, MaxMS: 500, Keys: 4},
+					{AtMS: 3000, Count: 6, MinMS: 200, MaxMS: 400, Keys: 4, Outcome: OutcomeMix{OK: 5, Fail: 1}},
+					{AtMS: 6000, Count: 4, MinMS: 200, MaxMS: 400, Keys: 2},
+				},
+			},
+		},
+		{
+			ID:    "consumers",
+			Title: "Throttled consumers sharing a semaphore",
+			Description: "Three consumers, each with its own concurrency, draw their slots from one semaphore of " +
+				"four tokens: a global limit. When tokens are short, the High consumer's messages get them " +
+				"first and the Low consumer's wait.",
+			Scenario: Scenario{
+				V: Version, Primitive: Consume, Seed: 5, Limit: 4, ColorBy: "key", Speed: 1,
+				Consumers: []Consumer{{Concurrency: 3, Priority: 1}, {Concurrency: 2}, {Concurrency: 2, Priority: -1}},
+				Bursts: []Burst{
+					{Count: 18, MinMS: 300, MaxMS: 900, Outcome: OutcomeMix{OK: 9, Fail: 1}},
+					{AtMS: 2500, Count: 9, MinMS: 300, MaxMS: 600},
+				},
+			},
+		},
+	}
+}
+
+// priorityStream is the priority semaphore preset's work: three Low tasks
+// at the start, and two High-or-Normal tasks every 400 ms for 4 s.
+func priorityStream() []Burst {
+	bs := []Burst{{Count: 3, MinMS: 300, MaxMS: 500, Priority: PriorityMix{Low: 1}}}
+	for at := 0; at < 4000; at += 400 {
+		bs = append(bs, Burst{AtMS: at, Count: 2, MinMS: 300, MaxMS: 600, Priority: PriorityMix{Normal: 1, High: 1}})
+	}
+	return bs
+}
+
+// PresetByID returns the preset with the given ID, and false if there is
+// none.
+func PresetByID(id string) (Preset, bool) {
+	for _, p := range Presets() {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return Preset{}, false
+}

@@ -1,0 +1,367 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Version is the scenario format this package writes. [Decode] reads it and
+// every older version, and refuses newer ones.
+const Version = 1
+
+// The primitives a scenario can run.
+const (
+	Semaphore = "semaphore" // core.Semaphore; tasks run in Semaphore.Do
+	WorkQueue = "workqueue" // core.WorkQueue
+	Processor = "processor" // core.Processor
+	Keyed     = "keyed"     // core.KeyedQueue, one lane per key
+	Consume   = "consume"   // core.Consume: consumers sharing one core.Semaphore
+)
+
+// Primitives lists the primitive names in the order the playground offers
+// them.
+var Primitives = []string{Semaphore, WorkQueue, Processor, Keyed, Consume}
+
+// What the bursts' outcome mix picks from.
+const (
+	OutcomeOK    Outcome = "ok"    // the task sleeps its duration and returns nil
+	OutcomeFail  Outcome = "fail"  // it sleeps, then returns an error
+	OutcomePanic Outcome = "panic" // it sleeps, then panics
+	OutcomeSlow  Outcome = "slow"  // it sleeps five times its duration, then returns nil
+)
+
+// Outcome is what a task does once it has slept its duration.
+type Outcome string
+
+// SlowFactor is how many times longer a slow task sleeps.
+const SlowFactor = 5
+
+// Bounds that keep a browser tab responsive. [Scenario.Validate] enforces
+// them, and [Runner.Submit] enforces MaxTasks over a whole run.
+const (
+	MaxLimit       = 64        // limit, parallelism, shared semaphore tokens, task weight
+	MaxTasks       = 10_000    // tasks in a burst, in a scenario and in a run
+	MaxBursts      = 100       // bursts in a scenario
+	MaxActions     = 100       // scripted actions in a scenario
+	MaxConsumers   = 8         // consumers sharing the semaphore
+	MaxConcurrency = 16        // one consumer's concurrency
+	MaxKeys        = 1_000     // keys in a burst's key set
+	MaxCapacity    = 10_000    // pending tasks a work queue or processor holds
+	MaxMix         = 1_000     // one weight of a priority or outcome mix
+	MaxDurationMS  = 600_000   // a task's longest duration, 10 minutes
+	MaxOffsetMS    = 3_600_000 // latest burst or action, and longest cancel-after: 1 hour
+	MaxAgingMS     = 600_000   // semaphore aging step
+	MaxIdleMS      = 600_000   // keyed queue idle timeout
+)
+
+// Scenario is the whole state of a playground view: which primitive, how it
+// is configured, and the work to run through it. It is what a link carries
+// (see [Scenario.Encode]). Durations and offsets are in milliseconds of
+// virtual time. Fields that the chosen primitive does not read are kept but
+// ignored, so that switching primitive keeps the rest of the view.
+type Scenario struct {
+	V         int    `json:"v"`         // format version; Version when made by this package
+	Primitive string `json:"primitive"` // one of Primitives
+	// Seed makes the run reproducible: every random choice (priorities,
+	// durations, outcomes, keys) is drawn from math/rand/v2 seeded with it.
+	Seed uint64 `json:"seed"`
+	// Limit is the semaphore's tokens, the work queue's or processor's
+	// parallelism (1..64), the keyed queue's parallelism across keys (0..64,
+	// 0: no limit), or the tokens of the semaphore consumers share (1..64).
+	Limit     int        `json:"limit"`
+	AgingMS   int        `json:"agingMs,omitempty"`   // semaphore: WithAging step; 0: no aging
+	Capacity  int        `json:"capacity,omitempty"`  // work queue, processor: WithCapacity; 0: unbounded
+	IdleMS    int        `json:"idleMs,omitempty"`    // keyed: WithIdleTimeout; 0: core's default (30 s)
+	Consumers []Consumer `json:"consumers,omitempty"` // consume: 1..8 consumers
+	ColorBy   string     `json:"colorBy,omitempty"`   // "priority" (the default) or "key"
+	Speed     float64    `json:"speed,omitempty"`     // playback speed, 0.1..10; 0: 1
+	Bursts    []Burst    `json:"bursts,omitempty"`    // work, in any order of At
+	Actions   []Action   `json:"actions,omitempty"`   // scripted changes, in any order of At
+}
+
+// Consumer is one of the consumers that share a semaphore in a "consume"
+// scenario. Its name is "consumer-N", N counting from 1 in list order.
+type Consumer struct {
+	Concurrency int `json:"concurrency"`        // core.WithConcurrency, 1..16
+	Priority    int `json:"priority,omitempty"` // its requests' priority on the shared semaphore: -1, 0 or 1
+}
+
+// Burst is a batch of tasks submitted together at virtual offset At. Each
+// task's priority, duration, outcome and key are drawn from the scenario's
+// seeded random source.
+type Burst struct {
+	AtMS  int `json:"at,omitempty"` // when, since the run started
+	Count int `json:"count"`        // 1..10,000 tasks
+	// Each task sleeps a duration drawn uniformly from MinMS..MaxMS
+	// (1 ms..10 min), SlowFactor times that if its outcome is slow.
+	MinMS int `json:"minMs"`
+	MaxMS int `json:"maxMs"`
+	// Priority orders the semaphore's waiters and the work queue's and
+	// processor's pending tasks; the keyed queue runs each key in
+	// submission order whatever the priority, and a consumer's messages
+	// take their consumer's priority.
+	Priority PriorityMix `json:"priority,omitzero"` // all Normal when zero
+	Outcome  OutcomeMix  `json:"outcome,omitzero"`  // all OK when zero
+	// Keys is the key set of a keyed burst: each task gets one of
+	// "device-1".."device-N" at random. Required (1..1,000) for keyed.
+	Keys int `json:"keys,omitempty"`
+	// Weight is how many semaphore tokens each task holds (1..limit); 0
+	// means 1. Read by the semaphore only.
+	Weight int `json:"weight,omitempty"`
+	// Consumer sends the whole burst to one consumer, counting from 1; 0
+	// spreads it over the consumers in turn. Read by consume only.
+	Consumer int `json:"consumer,omitempty"`
+	// CancelAfterMS cancels each task of the burst this long after it is
+	// submitted, whether it is still waiting or already running; 0 never.
+	CancelAfterMS int `json:"cancelAfterMs,omitempty"`
+}
+
+// PriorityMix gives the relative weights of the priorities drawn for a
+// burst's tasks: with {Normal: 3, High: 1}, a quarter of the tasks are
+// High. Each weight is 0..1,000.
+type PriorityMix struct {
+	Low    int `json:"low,omitempty"`
+	Normal int `json:"normal,omitempty"`
+	High   int `json:"high,omitempty"`
+}
+
+// OutcomeMix gives the relative weights of the outcomes drawn for a
+// burst's tasks. Each weight is 0..1,000.
+type OutcomeMix struct {
+	OK    int `json:"ok,omitempty"`
+	Fail  int `json:"fail,omitempty"`
+	Panic int `json:"panic,omitempty"`
+	Slow  int `json:"slow,omitempty"`
+}
+
+// The actions a scenario can script.
+const (
+	ActionLimit     = "limit"      // SetLimit(N)
+	ActionCancelAll = "cancel-all" // CancelAll()
+	ActionDrain     = "drain"      // Drain()
+	ActionClose     = "close"      // Close()
+)
+
+// Action is a change the scenario makes at virtual offset At, as if the
+// person had clicked it: one of ActionLimit (with N), ActionCancelAll,
+// ActionDrain and ActionClose.
+type Action struct {
+	AtMS int    `json:"at,omitempty"`
+	Do   string `json:"do"`
+	N    int    `json:"n,omitempty"`
+}
+
+// InvalidError lists what is wrong with a scenario, one sentence per
+// problem, in an order a person can fix them in.
+type InvalidError struct {
+	Problems []string
+}
+
+func (e *InvalidError) Error() string {
+	if len(e.Problems) == 1 {
+		return e.Problems[0]
+	}
+	return strings.Join(e.Problems, "; ")
+}
+
+// Validate reports whether the scenario can run, and if not returns an
+// *InvalidError naming every problem in words a person can act on, such as
+// "burst 2: a burst can hold at most 10,000 tasks; this one asks for
+// 50,000". It does not change the scenario.
+func (s Scenario) Validate() error {
+	var v validator
+	if s.V != Version {
+		v.addf("the scenario format version (v) is %d; this playground runs version %d", s.V, Version)
+	}
+	known := false
+	for _, p := range Primitives {
+		known = known || s.Primitive == p
+	}
+	if !known {
+		if s.Primitive == "" {
+			v.addf("no primitive chosen: choose one of %s", strings.Join(Primitives, ", "))
+		} else {
+			v.addf("unknown primitive %q: choose one of %s", s.Primitive, strings.Join(Primitives, ", "))
+		}
+	}
+	lo := 1
+	if s.Primitive == Keyed {
+		lo = 0
+	}
+	if s.Limit < lo || s.Limit > MaxLimit {
+		switch s.Primitive {
+		case Keyed:
+			v.addf("the keyed queue's parallelism must be between 0 (no limit) and %d; it is %s", MaxLimit, num(s.Limit))
+		case WorkQueue, Processor:
+			v.addf("parallelism must be between 1 and %d; it is %s", MaxLimit, num(s.Limit))
+		default:
+			v.addf("limit must be between 1 and %d; it is %s", MaxLimit, num(s.Limit))
+		}
+	}
+	v.rangeMS("aging", s.AgingMS, 0, MaxAgingMS)
+	if s.Capacity < 0 || s.Capacity > MaxCapacity {
+		v.addf("capacity must be between 0 (unbounded) and %s; it is %s", num(MaxCapacity), num(s.Capacity))
+	}
+	v.rangeMS("the idle timeout", s.IdleMS, 0, MaxIdleMS)
+	if s.Primitive == Consume && len(s.Consumers) == 0 {
+		v.addf("a consume scenario needs at least one consumer")
+	}
+	if len(s.Consumers) > MaxConsumers {
+		v.addf("at most %d consumers can share the semaphore; this scenario has %d", MaxConsumers, len(s.Consumers))
+	}
+	for i, c := range s.Consumers {
+		if c.Concurrency < 1 || c.Concurrency > MaxConcurrency {
+			v.addf("consumer %d: concurrency must be between 1 and %d; it is %s", i+1, MaxConcurrency, num(c.Concurrency))
+		}
+		if c.Priority < -1 || c.Priority > 1 {
+			v.addf("consumer %d: priority must be -1 (low), 0 (normal) or 1 (high); it is %s", i+1, num(c.Priority))
+		}
+	}
+	switch s.ColorBy {
+	case "", "priority", "key":
+	default:
+		v.addf("colour-by must be \"priority\" or \"key\"; it is %q", s.ColorBy)
+	}
+	if s.Speed != 0 && !(s.Speed >= MinSpeed && s.Speed <= MaxSpeed) {
+		v.addf("speed must be between %gx and %gx; it is %gx", MinSpeed, MaxSpeed, s.Speed)
+	}
+	if len(s.Bursts) > MaxBursts {
+		v.addf("a scenario can hold at most %d bursts; this one has %s", MaxBursts, num(len(s.Bursts)))
+	}
+	total := 0
+	for i, b := range s.Bursts {
+		for _, p := range b.problems(s) {
+			v.addf("burst %d: %s", i+1, p)
+		}
+		if b.Count > 0 {
+			total += min(b.Count, MaxTasks+1)
+		}
+	}
+	if total > MaxTasks {
+		v.addf("a scenario can hold at most %s tasks in all; its bursts ask for %s", num(MaxTasks), num(total))
+	}
+	if len(s.Actions) > MaxActions {
+		v.addf("a scenario can hold at most %d actions; this one has %s", MaxActions, num(len(s.Actions)))
+	}
+	for i, a := range s.Actions {
+		if p := a.problem(s); p != "" {
+			v.addf("action %d: %s", i+1, p)
+		}
+	}
+	return v.err()
+}
+
+// problems lists what is wrong with b as a burst of s, without the burst's
+// number.
+func (b Burst) problems(s Scenario) []string {
+	var v validator
+	v.rangeMS("its time", b.AtMS, 0, MaxOffsetMS)
+	switch {
+	case b.Count < 1:
+		v.addf("a burst needs at least one task; this one has %s", num(b.Count))
+	case b.Count > MaxTasks:
+		v.addf("a burst can hold at most %s tasks; this one asks for %s", num(MaxTasks), num(b.Count))
+	}
+	switch {
+	case b.MinMS < 1 || b.MinMS > MaxDurationMS:
+		v.addf("the shortest duration must be between 1 ms and %s ms; it is %s ms", num(MaxDurationMS), num(b.MinMS))
+	case b.MaxMS < b.MinMS || b.MaxMS > MaxDurationMS:
+		v.addf("the longest duration must be between the shortest (%s ms) and %s ms; it is %s ms", num(b.MinMS), num(MaxDurationMS), num(b.MaxMS))
+	}
+	for _, w := range []struct {
+		name string
+		n    int
+	}{
+		{"low", b.Priority.Low}, {"normal", b.Priority.Normal}, {"high", b.Priority.High},
+		{"ok", b.Outcome.OK}, {"fail", b.Outcome.Fail}, {"panic", b.Outcome.Panic}, {"slow", b.Outcome.Slow},
+	} {
+		if w.n < 0 || w.n > MaxMix {
+			v.addf("the %s weight of a mix must be between 0 and %s; it is %s", w.name, num(MaxMix), num(w.n))
+		}
+	}
+	switch {
+	case b.Keys < 0 || b.Keys > MaxKeys:
+		v.addf("the key set must have between 1 and %s keys; it has %s", num(MaxKeys), num(b.Keys))
+	case b.Keys == 0 && s.Primitive == Keyed:
+		v.addf("a keyed burst needs a key set: say how many keys (device-1 to device-N) its tasks use")
+	}
+	switch {
+	case b.Weight < 0 || b.Weight > MaxLimit:
+		v.addf("a task's weight must be between 1 and %d tokens; it is %s", MaxLimit, num(b.Weight))
+	case s.Primitive == Semaphore && b.Weight > s.Limit && s.Limit >= 1:
+		v.addf("each task asks for %d tokens but the semaphore has only %d: raise the limit or lower the weight", b.Weight, s.Limit)
+	}
+	switch {
+	case b.Consumer < 0:
+		v.addf("the consumer must be 0 (spread over all) or a consumer's number; it is %s", num(b.Consumer))
+	case s.Primitive == Consume && b.Consumer > len(s.Consumers):
+		v.addf("it is sent to consumer %d, but there are only %d", b.Consumer, len(s.Consumers))
+	}
+	v.rangeMS("cancel-after", b.CancelAfterMS, 0, MaxOffsetMS)
+	return v.problems
+}
+
+func (a Action) problem(s Scenario) string {
+	if a.AtMS < 0 || a.AtMS > MaxOffsetMS {
+		return fmt.Sprintf("its time must be between 0 and %s ms; it is %s ms", num(MaxOffsetMS), num(a.AtMS))
+	}
+	switch a.Do {
+	case ActionCancelAll, ActionDrain, ActionClose:
+		if a.N != 0 {
+			return fmt.Sprintf("%q takes no number; it has %s", a.Do, num(a.N))
+		}
+	case ActionLimit:
+		if s.Primitive == Keyed {
+			return "the keyed queue cannot change its parallelism while it runs"
+		}
+		if a.N < 1 || a.N > MaxLimit {
+			return fmt.Sprintf("the new limit must be between 1 and %d; it is %s", MaxLimit, num(a.N))
+		}
+	default:
+		return fmt.Sprintf("unknown action %q: choose %s, %s, %s or %s", a.Do, ActionLimit, ActionCancelAll, ActionDrain, ActionClose)
+	}
+	return ""
+}
+
+type validator struct{ problems []string }
+
+func (v *validator) addf(format string, args ...any) {
+	v.problems = append(v.problems, fmt.Sprintf(format, args...))
+}
+
+func (v *validator) rangeMS(what string, ms, lo, hi int) {
+	if ms < lo || ms > hi {
+		v.addf("%s must be between %s and %s ms; it is %s ms", what, num(lo), num(hi), num(ms))
+	}
+}
+
+func (v *validator) err() error {
+	if len(v.problems) == 0 {
+		return nil
+	}
+	return &InvalidError{Problems: v.problems}
+}
+
+// num writes n with thousands separators, as a person reads it.
+func num(n int) string {
+	if n == math.MinInt {
+		return strconv.Itoa(n)
+	}
+	if n < 0 {
+		return "-" + num(-n)
+	}
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// ConsumerName returns the name of consumer i, counting from 0: the Key of
+// its tasks' events.
+func ConsumerName(i int) string { return "consumer-" + strconv.Itoa(i+1) }
+
+// KeyName returns the name of key i of a burst's key set, counting from 0.
+func KeyName(i int) string { return "device-" + strconv.Itoa(i+1) }
