@@ -43,6 +43,21 @@ type taskOwner interface {
 	cancelPending(t *Task, err error)
 }
 
+// runCanceler is implemented by owners that cancel a running task's
+// context themselves, without a CancelFunc given to begin. Task.Cancel
+// calls cancelRunning(context.Canceled) on a running task.
+type runCanceler interface {
+	cancelRunning(err error)
+}
+
+// waitHelper is implemented by owners that may run a pending task on the
+// goroutine that waits for it, when waiting could otherwise never end (the
+// waiter holds the slot the task needs). Task.Wait calls helpWait before it
+// blocks.
+type waitHelper interface {
+	helpWait(ctx context.Context)
+}
+
 // Task is a handle on one function submitted to a [WorkQueue] or a
 // [KeyedQueue]. Its methods are safe for concurrent use.
 type Task struct {
@@ -113,6 +128,9 @@ func (t *Task) Wait(ctx context.Context) error {
 		return err
 	}
 	t.mu.Unlock()
+	if h, ok := t.owner.(waitHelper); ok {
+		h.helpWait(ctx)
+	}
 	select {
 	case <-t.Done():
 		return t.Err()
@@ -136,6 +154,12 @@ func (t *Task) Cancel() {
 		cancel := t.cancelRun
 		t.mu.Unlock()
 		cancel()
+	case t.state == TaskRunning:
+		rc, ok := t.owner.(runCanceler)
+		t.mu.Unlock()
+		if ok {
+			rc.cancelRunning(context.Canceled)
+		}
 	default:
 		t.mu.Unlock()
 	}

@@ -1,3 +1,25 @@
 package main
 
-var keyedTargets = []target{}
+// keyedTargets are KeyedQueue's and Consume's speed and memory targets.
+var keyedTargets = []target{
+	{
+		what:  "KeyedQueue throughput (10,000 keys) within 1.5x of WorkQueue's",
+		bench: "KeyedQueue/Throughput/sluice",
+		peers: []string{"WorkQueue/Throughput/sluice"},
+		unit:  "ns/op",
+		max:   1.5,
+	},
+	{
+		what:  "KeyedQueue retains at most 1% of the heap once every key is evicted",
+		bench: "KeyedQueue/RetainedHeap/sluice",
+		unit:  "retained-%",
+		max:   1,
+	},
+	{
+		what:  "Consume at concurrency 8 no slower than a hand-written semaphore loop",
+		bench: "Consume/Concurrency8/sluice",
+		peers: []string{"Consume/Concurrency8/handwritten"},
+		unit:  "ns/op",
+		max:   1.0,
+	},
+}

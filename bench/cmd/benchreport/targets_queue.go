@@ -1,3 +1,27 @@
 package main
 
-var queueTargets = []target{}
+// queueTargets are WorkQueue's and Processor's targets. Every pool runs at
+// parallelism GOMAXPROCS, and one op is one task.
+var queueTargets = []target{
+	{
+		what:  "WorkQueue throughput, submit N empty tasks then wait for all: ≤ 0.8x the best peer",
+		bench: "WorkQueue/Throughput/sluice",
+		peers: []string{"WorkQueue/Throughput/conc", "WorkQueue/Throughput/errgroup", "WorkQueue/Throughput/pond", "WorkQueue/Throughput/ants"},
+		unit:  "ns/op", max: 0.8,
+	},
+	{
+		what:  "WorkQueue throughput: at most one allocation per task",
+		bench: "WorkQueue/Throughput/sluice",
+		unit:  "allocs/op", max: 1,
+	},
+	{
+		what:  "WorkQueue round trip, submit one task and wait for it: ≤ 0.5x pond",
+		bench: "WorkQueue/RoundTrip/sluice", peers: []string{"WorkQueue/RoundTrip/pond"},
+		unit: "ns/op", max: 0.5,
+	},
+	{
+		what:  "Processor.Process: within 1.2x of WorkQueue.Do",
+		bench: "Processor/Process/sluice", peers: []string{"WorkQueue/Do/sluice"},
+		unit: "ns/op", max: 1.2,
+	},
+}

@@ -1,0 +1,1296 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// WorkQueue runs functions with at most N of them running at once, in
+// priority order: the limited-parallelism work queue.
+//
+// Submitted functions that cannot start at once wait in a pending queue,
+// highest [WithPriority] first and in submission order within a priority.
+// [WithCapacity](n) bounds that queue: Submit and Do then wait for room, and
+// TrySubmit fails with [ErrFull].
+//
+// A task's context is done when its submitter's context is done, when the
+// task is canceled ([Task.Cancel]), when the queue is closed, or when its
+// function returns. A task canceled before it starts never runs and ends
+// with its submitter's context error, or [context.Canceled]. A function
+// that panics ends its task with a [*PanicError]; its slot is released and
+// the queue keeps running.
+//
+// Worker goroutines exist only while there is work: an idle queue holds
+// none, and none outlive [WorkQueue.Close] or [WorkQueue.Drain].
+//
+// Calls made from inside one of the queue's own tasks, with the task's
+// context (or one derived from it), never wait for a slot that their caller
+// holds: Do runs its function at once in the caller's slot, [Task.Wait] on
+// a task still pending runs it the same way, and a Submit that finds the
+// queue full returns [ErrFull] rather than wait. Such nested tasks count as
+// running alongside their caller.
+//
+// WorkQueue reads the options [WithCapacity], [WithObserver] and
+// [WithClock]. Task events carry Lane, the worker slot the task ran on: a
+// number below the parallelism at the time the task started (a nested task
+// has its caller's). Its methods are safe for concurrent use.
+type WorkQueue struct {
+	// Read without the lock; kept away from it, since running tasks'
+	// contexts read closed.
+	closed   atomic.Bool // Close was called: running tasks' contexts are done
+	cfg      config
+	capacity int    // bound on accepted, not started tasks; 0: none
+	workFn   func() // q.work, made once so that starting a worker allocates nothing
+
+	mu        sync.Mutex
+	state     wqState
+	stopping  bool // the stop (Closed event, stopped closed) is claimed
+	limit     int
+	workers   int // slots in use: worker goroutines and Do calls running inline
+	pending   wqPending
+	reserved  int                     // accepted tasks being announced, not yet queued
+	emitting  int                     // calls reporting tasks' ends outside the lock
+	listeners map[*wqContext]struct{} // running tasks' contexts with a Done channel or AfterFunc
+	lanes     wqLanes
+	rooms     wqRooms // Submit calls waiting for room, oldest first
+	granted   int     // room handed to woken waiters that have not yet come back
+	nextID    uint64
+
+	nrunning, maxRunning                             int
+	submitted, succeeded, failed, canceled, panicked uint64
+
+	stopped chan struct{} // closed once closed or drained and every worker has exited
+}
+
+type wqState uint8
+
+const (
+	wqOpen     wqState = iota
+	wqDraining         // no new tasks; accepted ones finish
+	wqClosing          // no new tasks; accepted ones are canceled
+)
+
+// errGoexit ends a task whose function called runtime.Goexit.
+var errGoexit = errors.New("core: task function called runtime.Goexit")
+
+// NewWorkQueue returns a queue that runs at most parallelism functions at
+// once. It reads the options [WithCapacity], [WithObserver] and
+// [WithClock]. It panics if parallelism < 1.
+func NewWorkQueue(parallelism int, opts ...Option) *WorkQueue {
+	q := new(WorkQueue)
+	q.init(parallelism, opts)
+	return q
+}
+
+func (q *WorkQueue) init(parallelism int, opts []Option) {
+	if parallelism < 1 {
+		panic(fmt.Sprintf("core: parallelism %d must be at least 1", parallelism))
+	}
+	q.cfg = newConfig(opts)
+	q.capacity = q.cfg.capacity
+	q.limit = parallelism
+	q.workFn = q.work
+	q.stopped = make(chan struct{})
+}
+
+// Do runs fn in the queue and returns its error, blocking until fn has
+// returned. When a slot is free and no task is pending, fn runs at once on
+// the calling goroutine; otherwise it waits its turn like a submitted task,
+// and Do first waits for room if the queue is at capacity.
+//
+// If ctx ends before fn starts, fn never runs and Do returns ctx.Err(). If
+// ctx ends while fn runs, fn's context is canceled and Do still waits for
+// fn, returning what it returns. Do returns [ErrClosed] once the queue is
+// closed or draining, and a [*PanicError] if fn panicked. Called with the
+// context of one of the queue's own running tasks, Do runs fn at once in
+// that task's slot.
+func (q *WorkQueue) Do(ctx context.Context, fn func(context.Context) error, opts ...TaskOption) error {
+	if fn == nil {
+		panic("core: WorkQueue.Do with a nil function")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t := newWQTask(q, ctx, fn)
+	if len(opts) > 0 {
+		t.options(opts)
+	}
+	return q.do(ctx, t)
+}
+
+// Submit adds fn to the queue and returns its [Task] without waiting for it
+// to run. If the queue is at capacity, Submit blocks until there is room or
+// ctx ends; called from one of the queue's own tasks, with its context, it
+// returns [ErrFull] instead, since the room may need the caller's slot.
+//
+// ctx is the task's submitter context: if it ends before fn starts, fn never
+// runs and the task ends canceled with ctx.Err(); if it ends while fn runs,
+// fn's context is canceled. When Submit returns an error (ctx.Err(),
+// [ErrClosed], or [ErrFull]) the queue is unchanged. Tasks start in
+// priority order, and in the order of their Submit calls within a priority.
+func (q *WorkQueue) Submit(ctx context.Context, fn func(context.Context) error, opts ...TaskOption) (*Task, error) {
+	if fn == nil {
+		panic("core: WorkQueue.Submit with a nil function")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	t := newWQTask(q, ctx, fn)
+	if len(opts) > 0 {
+		t.options(opts)
+	}
+	if err := q.submit(ctx, t, true); err != nil {
+		return nil, err
+	}
+	return &t.task, nil
+}
+
+// TrySubmit is Submit without a submitter context and without waiting: it
+// returns [ErrFull] at once if the queue is at capacity, and [ErrClosed] if
+// it is closed or draining. It never blocks.
+func (q *WorkQueue) TrySubmit(fn func(context.Context) error, opts ...TaskOption) (*Task, error) {
+	if fn == nil {
+		panic("core: WorkQueue.TrySubmit with a nil function")
+	}
+	ctx := context.Background()
+	t := newWQTask(q, ctx, fn)
+	if len(opts) > 0 {
+		t.options(opts)
+	}
+	if err := q.submit(ctx, t, false); err != nil {
+		return nil, err
+	}
+	return &t.task, nil
+}
+
+// SetParallelism changes how many functions may run at once. Growing starts
+// pending tasks at once; shrinking lets running functions finish and starts
+// no more until fewer than n run. It does not block. It panics if n < 1.
+func (q *WorkQueue) SetParallelism(n int) {
+	if n < 1 {
+		panic(fmt.Sprintf("core: parallelism %d must be at least 1", n))
+	}
+	q.mu.Lock()
+	q.limit = n
+	for spawn := min(n-q.workers, q.pending.len()); spawn > 0; spawn-- {
+		q.workers++
+		go q.workFn()
+	}
+	q.mu.Unlock()
+	if q.cfg.observer != nil {
+		q.cfg.emit(Event{Kind: Resized, Weight: int64(n)})
+	}
+}
+
+// Close stops the queue: it refuses new tasks with [ErrClosed], cancels
+// the pending ones (they never run, and end with [context.Canceled]),
+// cancels the context of the running ones, and blocks until every running
+// function has returned and every worker goroutine has exited. It returns
+// nil. Close may be called more than once, from several goroutines, and
+// after or during Drain; every call waits for the same stop. It must not
+// be called from one of the queue's own tasks, which it would wait for.
+func (q *WorkQueue) Close() error {
+	q.mu.Lock()
+	var dropped []*wqTask
+	var running []*wqContext
+	announce := false
+	if q.state != wqClosing {
+		q.state = wqClosing
+		q.closed.Store(true) // running tasks' Err reports it from now on
+		dropped = q.pending.drain()
+		for _, t := range dropped {
+			q.canceled++
+			t.task.end(TaskCanceled, context.Canceled)
+		}
+		q.wakeRoomsLocked()
+		for c := range q.listeners {
+			running = append(running, c)
+		}
+		if len(dropped) > 0 && q.cfg.observer != nil {
+			announce = true
+			q.emitting++
+		}
+	}
+	stop := q.stopLocked()
+	q.mu.Unlock()
+	for _, c := range running {
+		c.cancel(context.Canceled)
+	}
+	for _, t := range dropped {
+		t.ctx().end()
+		if announce {
+			q.event(Canceled, t, context.Canceled)
+		}
+	}
+	if announce {
+		stop = q.doneEmitting()
+	}
+	if stop {
+		q.stop()
+	}
+	<-q.stopped
+	return nil
+}
+
+// Drain stops the queue gracefully: it refuses new tasks with [ErrClosed]
+// (Submit calls waiting for room get it too), lets every accepted task run
+// to its end, and blocks until the last worker goroutine has exited. If ctx
+// ends first, Drain returns ctx.Err() and the queue keeps draining in the
+// background; a later Drain or Close waits for the same stop. Drain may be
+// called more than once and from several goroutines. It must not be called
+// from one of the queue's own tasks, which it would wait for.
+func (q *WorkQueue) Drain(ctx context.Context) error {
+	q.mu.Lock()
+	if q.state == wqOpen {
+		q.state = wqDraining
+		q.wakeRoomsLocked()
+	}
+	stop := q.stopLocked()
+	q.mu.Unlock()
+	if stop {
+		q.stop()
+	}
+	select {
+	case <-q.stopped:
+		return nil
+	default:
+	}
+	select {
+	case <-q.stopped:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Stats returns a snapshot of the queue's counters. It does not block on
+// running tasks.
+func (q *WorkQueue) Stats() QueueStats {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return QueueStats{
+		Parallelism: q.limit,
+		Pending:     q.pending.len() + q.reserved,
+		Running:     q.nrunning,
+		Submitted:   q.submitted,
+		Succeeded:   q.succeeded,
+		Failed:      q.failed,
+		Canceled:    q.canceled,
+		Panicked:    q.panicked,
+		MaxRunning:  q.maxRunning,
+	}
+}
+
+// do runs t as Do does.
+func (q *WorkQueue) do(ctx context.Context, t *wqTask) error {
+	if p := q.caller(ctx); p != nil {
+		return q.runNested(t, p.lane())
+	}
+	q.mu.Lock()
+	if q.state == wqOpen && q.workers < q.limit && q.pending.len() == 0 &&
+		q.reserved == 0 && q.rooms.head == nil && q.granted == 0 {
+		// A free slot and nothing ahead: run fn here, on the caller's
+		// goroutine, which would otherwise only wait.
+		// t's Task never leaves Do, so it skips the Task's states:
+		// only its function runs.
+		q.workers++
+		lane := q.takeLaneLocked()
+		q.acceptLocked(t)
+		q.startLocked(t)
+		q.mu.Unlock()
+		t.setLane(lane)
+		if q.cfg.observer != nil {
+			q.event(Enqueued, t, nil)
+		}
+		return q.runInline(t, lane)
+	}
+	if err := q.enqueueLocked(ctx, t, true, false); err != nil {
+		return err
+	}
+	done := t.task.Done()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		q.cancelTask(t, ctx.Err())
+		<-done
+	}
+	return t.task.Err()
+}
+
+// runInline runs t, which holds a slot and lane, on the calling goroutine
+// and then gives the slot up, or hands it to a new worker if tasks are
+// pending.
+func (q *WorkQueue) runInline(t *wqTask, lane int) error {
+	cur := t // for the deferred call: still set if fn called runtime.Goexit
+	defer func() {
+		if cur != nil {
+			q.abandon(cur, lane, true)
+		}
+	}()
+	state, err := q.run(t)
+	cur = nil
+	q.mu.Lock()
+	q.countEndLocked(t, state)
+	q.putLaneLocked(lane)
+	q.releaseSlotLocked()
+	stop := q.stopLocked()
+	q.mu.Unlock()
+	if stop {
+		q.stop()
+	}
+	return err
+}
+
+// runNested runs t at once on the calling goroutine, in the slot of the
+// running task whose context the caller passed.
+func (q *WorkQueue) runNested(t *wqTask, lane int) error {
+	q.mu.Lock()
+	if q.state != wqOpen {
+		q.mu.Unlock()
+		return ErrClosed
+	}
+	q.acceptLocked(t)
+	t.task.begin(nil)
+	q.startLocked(t)
+	q.mu.Unlock()
+	t.setLane(lane)
+	if q.cfg.observer != nil {
+		q.event(Enqueued, t, nil)
+	}
+	return q.runBorrowed(t)
+}
+
+// helpWait runs t, if it is still pending, on the calling goroutine when
+// ctx is the context of one of the queue's running tasks: waiting for t
+// there could wait for the caller's own slot.
+func (q *WorkQueue) helpWait(ctx context.Context, t *wqTask) {
+	p := q.caller(ctx)
+	if p == nil {
+		return
+	}
+	q.mu.Lock()
+	if !q.pending.remove(t) {
+		q.mu.Unlock()
+		return
+	}
+	if q.rooms.head != nil {
+		q.grantLocked()
+	}
+	if err := q.beginTask(t); err != nil {
+		q.endCanceledLocked(t, err) // unlocks
+		return
+	}
+	q.startLocked(t)
+	q.mu.Unlock()
+	t.setLane(p.lane())
+	q.runBorrowed(t)
+}
+
+// runBorrowed runs t, started in the slot of the caller's task, and ends
+// it.
+func (q *WorkQueue) runBorrowed(t *wqTask) error {
+	cur := t
+	defer func() {
+		if cur != nil {
+			q.abandon(cur, 0, false)
+		}
+	}()
+	state, err := q.run(t)
+	cur = nil
+	q.mu.Lock()
+	q.endLocked(t, state, err)
+	q.mu.Unlock()
+	return err
+}
+
+// submit accepts t, waiting for room if block is set, for Submit and
+// TrySubmit: t's context watches the submitter's ctx from now on, so that
+// t is canceled when ctx ends.
+func (q *WorkQueue) submit(ctx context.Context, t *wqTask, block bool) error {
+	watched := ctx.Done() != nil
+	if watched {
+		t.ctx().watchParent()
+	}
+	q.mu.Lock()
+	if err := q.enqueueLocked(ctx, t, block, watched); err != nil {
+		if watched {
+			t.ctx().end()
+		}
+		return err
+	}
+	return nil
+}
+
+// enqueueLocked accepts t, waiting for room if block is set, and queues
+// it. watched says whether t's context watches the submitter's, which may
+// then have canceled it before it is queued. q.mu is held on entry and
+// released on return, also on error.
+func (q *WorkQueue) enqueueLocked(ctx context.Context, t *wqTask, block, watched bool) error {
+	if q.state != wqOpen || q.capacity != 0 {
+		if err := q.admitLocked(ctx, block); err != nil {
+			q.mu.Unlock()
+			return err
+		}
+	}
+	q.acceptLocked(t)
+	if q.cfg.observer != nil {
+		// Announce t before anyone can start or cancel it, so that its
+		// events reach the observer in order.
+		wait := q.pending.len()+q.reserved >= q.limit-q.nrunning
+		q.reserved++
+		q.mu.Unlock()
+		q.event(Enqueued, t, nil)
+		if wait {
+			q.event(Waiting, t, nil)
+		}
+		q.mu.Lock()
+		q.reserved--
+	}
+	if q.state == wqClosing || watched && t.parent.Err() != nil {
+		// Closed, or its submitter's context ended, before it was
+		// queued: it ends without running.
+		err := context.Canceled
+		if q.state != wqClosing {
+			err = t.parent.Err()
+		}
+		q.canceled++
+		t.task.end(TaskCanceled, err)
+		if q.rooms.head != nil {
+			q.grantLocked()
+		}
+		announce := q.cfg.observer != nil
+		if announce {
+			q.emitting++
+		}
+		stop := q.stopLocked()
+		q.mu.Unlock()
+		t.ctx().end()
+		if announce {
+			q.event(Canceled, t, err)
+			stop = q.doneEmitting()
+		}
+		if stop {
+			q.stop()
+		}
+		return nil
+	}
+	q.pending.push(t)
+	if q.workers < q.limit {
+		q.workers++
+		go q.workFn()
+	}
+	q.mu.Unlock()
+	return nil
+}
+
+// admitLocked waits, if block is set, until the queue has room for one
+// more task. q.mu is held on entry and on return, but released while
+// waiting.
+func (q *WorkQueue) admitLocked(ctx context.Context, block bool) error {
+	for {
+		if q.state != wqOpen {
+			return ErrClosed
+		}
+		if q.capacity == 0 || q.rooms.head == nil && q.queuedLocked() < q.capacity {
+			return nil
+		}
+		if !block || q.caller(ctx) != nil {
+			return ErrFull
+		}
+		granted, err := q.waitRoomLocked(ctx)
+		if err != nil || granted {
+			return err
+		}
+	}
+}
+
+// queuedLocked counts the accepted tasks not started and the room promised
+// to woken waiters.
+func (q *WorkQueue) queuedLocked() int {
+	return q.pending.len() + q.reserved + q.granted
+}
+
+// waitRoomLocked waits until a task leaves the pending queue and the room
+// is handed to this caller (granted), or the queue stops, or ctx ends.
+func (q *WorkQueue) waitRoomLocked(ctx context.Context) (granted bool, err error) {
+	w := &wqRoom{ch: make(chan struct{})}
+	q.rooms.push(w)
+	q.mu.Unlock()
+	select {
+	case <-w.ch:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	q.mu.Lock()
+	switch {
+	case w.granted:
+		q.granted--
+		if err == nil && q.state == wqOpen {
+			return true, nil
+		}
+		q.grantLocked() // hand the room on
+	case w.queued:
+		q.rooms.remove(w)
+	}
+	return false, err
+}
+
+// grantLocked hands free room to waiting Submit calls, oldest first.
+func (q *WorkQueue) grantLocked() {
+	for q.rooms.head != nil && q.queuedLocked() < q.capacity {
+		w := q.rooms.head
+		q.rooms.remove(w)
+		w.granted = true
+		q.granted++
+		close(w.ch)
+	}
+}
+
+// wakeRoomsLocked wakes every waiting Submit call after the queue stopped
+// taking tasks.
+func (q *WorkQueue) wakeRoomsLocked() {
+	for w := q.rooms.head; w != nil; w = q.rooms.head {
+		q.rooms.remove(w)
+		close(w.ch)
+	}
+}
+
+// acceptLocked counts t as submitted and numbers it.
+func (q *WorkQueue) acceptLocked(t *wqTask) {
+	q.nextID++
+	t.task.id = q.nextID
+	q.submitted++
+}
+
+// startLocked counts t as running. Its runner sets its lane, after
+// unlocking.
+func (q *WorkQueue) startLocked(t *wqTask) {
+	q.nrunning++
+	q.maxRunning = max(q.maxRunning, q.nrunning)
+}
+
+// endLocked counts the running task t as ended and wakes its waiters.
+func (q *WorkQueue) endLocked(t *wqTask, state TaskState, err error) {
+	q.countEndLocked(t, state)
+	t.fn = nil
+	t.task.end(state, err)
+}
+
+// countEndLocked counts the running task t as ended in state, without
+// ending its Task.
+func (q *WorkQueue) countEndLocked(t *wqTask, state TaskState) {
+	q.nrunning--
+	switch state {
+	case TaskSucceeded:
+		q.succeeded++
+	case TaskFailed:
+		q.failed++
+	case TaskPanicked:
+		q.panicked++
+	default:
+		q.canceled++
+	}
+	if t.st.Load()&wqListen != 0 {
+		delete(q.listeners, t.ctx())
+	}
+}
+
+// beginTask moves t, just taken from the pending queue, to running,
+// unless it was canceled as it was taken: by Task.Cancel, or by its
+// submitter's context, whose watch may not have caught up yet. It then
+// returns the error to end t with. q.mu may be held or not.
+func (q *WorkQueue) beginTask(t *wqTask) error {
+	if p := t.parent; p.Done() != nil {
+		if err := p.Err(); err != nil {
+			return err
+		}
+	}
+	if !t.task.begin(nil) {
+		return context.Canceled
+	}
+	return nil
+}
+
+// endCanceledLocked ends t, taken from the pending queue but canceled as
+// it was taken, with err, and unlocks q.mu.
+func (q *WorkQueue) endCanceledLocked(t *wqTask, err error) {
+	q.canceled++
+	t.task.end(TaskCanceled, err)
+	q.mu.Unlock()
+	t.ctx().end()
+	if q.cfg.observer != nil {
+		q.event(Canceled, t, err)
+	}
+}
+
+// takeLaneLocked returns the lowest free lane for a slot being taken. Only
+// events show lanes: without an observer it is always 0, and costs
+// nothing.
+func (q *WorkQueue) takeLaneLocked() int {
+	if q.cfg.observer == nil {
+		return 0
+	}
+	return q.lanes.take()
+}
+
+// putLaneLocked gives back a lane from takeLaneLocked.
+func (q *WorkQueue) putLaneLocked(lane int) {
+	if q.cfg.observer != nil {
+		q.lanes.put(lane)
+	}
+}
+
+// releaseSlotLocked gives up a slot, or hands it to a new worker when
+// tasks are pending and the limit allows.
+func (q *WorkQueue) releaseSlotLocked() {
+	if q.pending.len() > 0 && q.workers <= q.limit {
+		go q.workFn()
+		return
+	}
+	q.workers--
+}
+
+// work is a worker goroutine. It holds one slot and one lane while it
+// lives, runs pending tasks until there are none (or the limit shrank below
+// the slots in use), and exits.
+func (q *WorkQueue) work() {
+	var cur *wqTask // the task running, for the deferred call
+	lane := 0
+	defer func() {
+		if cur != nil {
+			// cur's function called runtime.Goexit: end it and
+			// give the slot up as the goroutine unwinds.
+			q.abandon(cur, lane, true)
+		}
+	}()
+	var (
+		ended *wqTask // the task that ran last, to end outside the lock
+		state TaskState
+		err   error
+	)
+	q.mu.Lock()
+	lane = q.takeLaneLocked()
+	for {
+		if ended != nil {
+			q.countEndLocked(ended, state)
+		}
+		var next *wqTask
+		if q.workers <= q.limit && q.pending.len() > 0 {
+			if lane >= q.limit {
+				// The limit shrank: move to the lowest free
+				// lane, which is below it.
+				q.putLaneLocked(lane)
+				lane = q.takeLaneLocked()
+			}
+			next = q.pending.pop()
+			if q.rooms.head != nil {
+				q.grantLocked()
+			}
+			q.startLocked(next)
+		}
+		if next == nil && ended == nil {
+			break
+		}
+		q.mu.Unlock()
+		// Waiters wake, and the next task begins, outside the lock;
+		// the worker gives its slot up only after a last look, so
+		// that a drained queue has ended every task.
+		if ended != nil {
+			ended.fn = nil
+			ended.task.end(state, err)
+			ended = nil
+		}
+		if next != nil {
+			if cerr := q.beginTask(next); cerr != nil {
+				// Canceled as it was taken: it never runs.
+				next.ctx().end()
+				if q.cfg.observer != nil {
+					q.event(Canceled, next, cerr)
+				}
+				state, err = TaskCanceled, cerr
+			} else {
+				next.setLane(lane)
+				cur = next
+				state, err = q.run(next)
+				cur = nil
+			}
+			ended = next
+		}
+		q.mu.Lock()
+	}
+	q.putLaneLocked(lane)
+	q.workers--
+	stop := q.stopLocked()
+	q.mu.Unlock()
+	if stop {
+		q.stop()
+	}
+}
+
+// run calls t's function, which has begun, and reports its start and end.
+// It holds no lock.
+func (q *WorkQueue) run(t *wqTask) (TaskState, error) {
+	obs := q.cfg.observer != nil
+	if obs {
+		q.event(Started, t, nil)
+	}
+	var err error
+	if t.fn != nil {
+		err = call(t.ctx(), t.fn)
+	} else {
+		err = call(t.ctx(), t.task.owner.(wqJob).run)
+	}
+	state, kind := outcome(t.ctx(), err)
+	t.ctx().end()
+	if obs {
+		q.event(kind, t, err)
+	}
+	return state, err
+}
+
+// abandon ends t, whose function called runtime.Goexit, as failed, and
+// gives up its slot and lane if it held them.
+func (q *WorkQueue) abandon(t *wqTask, lane int, slot bool) {
+	t.ctx().end()
+	if q.cfg.observer != nil {
+		q.event(Failed, t, errGoexit)
+	}
+	q.mu.Lock()
+	q.endLocked(t, TaskFailed, errGoexit)
+	stop := false
+	if slot {
+		q.putLaneLocked(lane)
+		q.releaseSlotLocked()
+		stop = q.stopLocked()
+	}
+	q.mu.Unlock()
+	if stop {
+		q.stop()
+	}
+}
+
+// cancelTask cancels t with err: a pending task leaves the queue and ends
+// canceled; a running task's context is canceled; an ended task is left
+// alone. A task accepted but not yet queued sees its context's error when
+// it is queued.
+func (q *WorkQueue) cancelTask(t *wqTask, err error) {
+	q.mu.Lock()
+	if !q.pending.remove(t) {
+		q.mu.Unlock()
+		t.ctx().cancel(err)
+		return
+	}
+	q.canceled++
+	t.task.end(TaskCanceled, err)
+	if q.rooms.head != nil {
+		q.grantLocked()
+	}
+	announce := q.cfg.observer != nil
+	if announce {
+		q.emitting++
+	}
+	q.mu.Unlock()
+	t.ctx().end()
+	if announce {
+		q.event(Canceled, t, err)
+		if q.doneEmitting() {
+			q.stop()
+		}
+	}
+}
+
+// caller returns the context of the queue's running task that ctx is, or
+// derives from, or nil.
+func (q *WorkQueue) caller(ctx context.Context) *wqContext {
+	for {
+		c, _ := ctx.Value(wqContextKey{}).(*wqContext)
+		if c == nil {
+			return nil
+		}
+		if c.q == q {
+			if c.Err() != nil {
+				return nil // ended, or canceled: the caller gives up anyway
+			}
+			return c
+		}
+		ctx = c.parent
+	}
+}
+
+// doneEmitting ends a report made outside the lock and says whether the
+// caller must stop the queue.
+func (q *WorkQueue) doneEmitting() bool {
+	q.mu.Lock()
+	q.emitting--
+	stop := q.stopLocked()
+	q.mu.Unlock()
+	return stop
+}
+
+// stopLocked reports whether the queue, closing or draining, has nothing
+// left: no worker, no task, no report in progress. The first caller to see
+// it must call stop.
+func (q *WorkQueue) stopLocked() bool {
+	if q.state == wqOpen || q.stopping || q.workers > 0 || q.pending.len() > 0 ||
+		q.reserved > 0 || q.emitting > 0 {
+		return false
+	}
+	q.stopping = true
+	return true
+}
+
+// stop reports the queue closed and wakes Close and Drain.
+func (q *WorkQueue) stop() {
+	if q.cfg.observer != nil {
+		q.cfg.emit(Event{Kind: Closed})
+	}
+	close(q.stopped)
+}
+
+// event reports one step of t to the observer.
+func (q *WorkQueue) event(kind EventKind, t *wqTask, err error) {
+	e := Event{Kind: kind, Task: t.task.id, Name: t.task.name, Priority: t.task.priority, Weight: 1, Err: err}
+	if kind != Enqueued && kind != Waiting {
+		e.Lane = t.lane()
+	}
+	q.cfg.emit(e)
+}
+
+// wqTask is one function submitted to a WorkQueue: the Task handle its
+// callers get, and the context its function runs with, in a single
+// allocation of 160 bytes. The context is the task itself seen as a
+// wqContext; it shares the Task's mutex.
+type wqTask struct {
+	task   Task
+	parent context.Context // the submitter's context
+	q      *WorkQueue
+	st     atomic.Uint32               // the context's state bits, and the lane from wqLaneShift up
+	seq    uint32                      // its place in its pending level
+	done   chan struct{}               // the context's Done channel, made on first need; guarded by task.mu
+	ext    *wqContextExt               // the context's rarely needed parts, made on first need; guarded by task.mu
+	fn     func(context.Context) error // nil once it returned, and for Processor tasks
+}
+
+// wqJob is implemented by the owner of a task without fn, a Processor
+// task: run is its function.
+type wqJob interface {
+	run(ctx context.Context) error
+}
+
+// newWQTask returns a task of q that runs fn with ctx as its submitter
+// context.
+func newWQTask(q *WorkQueue, ctx context.Context, fn func(context.Context) error) *wqTask {
+	t := &wqTask{parent: ctx, q: q, fn: fn}
+	t.task.owner = t
+	return t
+}
+
+// options applies a task's options.
+func (t *wqTask) options(opts []TaskOption) {
+	for _, o := range opts {
+		switch o := o.(type) {
+		case nil:
+		case PriorityOption:
+			t.task.priority = o.p // without a taskConfig, which would escape
+		default:
+			tc := taskConfig{priority: t.task.priority, name: t.task.name}
+			o.applyTask(&tc)
+			t.task.name, t.task.priority = tc.name, tc.priority
+		}
+	}
+}
+
+// ctx returns the context t's function runs with.
+func (t *wqTask) ctx() *wqContext { return (*wqContext)(t) }
+
+// lane returns the lane t runs in; it is set when t starts.
+func (t *wqTask) lane() int { return int(t.st.Load() >> wqLaneShift) }
+
+// setLane records the lane t runs in, once, before it runs. Lanes are
+// below the number of slots in use, far below 1<<(32-wqLaneShift).
+func (t *wqTask) setLane(lane int) {
+	if lane != 0 {
+		t.st.Or(uint32(lane) << wqLaneShift)
+	}
+}
+
+// lane returns the lane of the task that c is the context of.
+func (c *wqContext) lane() int { return (*wqTask)(c).lane() }
+
+// cancelPending is the taskOwner hook of Task.Cancel on a pending task.
+func (t *wqTask) cancelPending(_ *Task, err error) { t.q.cancelTask(t, err) }
+
+// cancelRunning is the runCanceler hook of Task.Cancel on a running task.
+func (t *wqTask) cancelRunning(err error) { t.ctx().cancel(err) }
+
+// helpWait is the waitHelper hook of Task.Wait.
+func (t *wqTask) helpWait(ctx context.Context) { t.q.helpWait(ctx, t) }
+
+// parentDone cancels t when its submitter's context ends.
+func (t *wqTask) parentDone() { t.q.cancelTask(t, t.parent.Err()) }
+
+// wqContext is a task seen as the context its function runs with. It
+// costs no allocation of its own; it makes its Done channel only when asked
+// for, and watches the submitter's context (its parent) only when that one
+// can end and either the task was submitted with it or someone asked for
+// Done. Its values and deadline are its parent's.
+//
+// A context that nobody asked for Done or AfterFunc is ended with one
+// atomic operation when its function returns, and learns that the queue
+// closed from the queue's closed flag; only a used one takes the mutex
+// then, and is among the queue's listeners while its task runs.
+type wqContext wqTask
+
+// The bits of wqTask.st. The low two bits say why the context is done,
+// which is the error Err returns, in two bits rather than an interface
+// since it is nearly always one of two errors. They change once, from
+// wqNotDone, with the mutex held. The bits from wqLaneShift up hold the
+// task's lane, set once when it starts.
+const (
+	wqNotDone  = 0 // not done
+	wqCanceled = 1 // done: context.Canceled
+	wqDeadline = 2 // done: context.DeadlineExceeded
+	wqOther    = 3 // done: ext.err
+	wqWhy      = 3
+
+	wqUsed   = 1 << 2 // Done or AfterFunc was called, or the parent is watched: ending takes the mutex
+	wqListen = 1 << 3 // in, or on its way into, the queue's listeners
+	wqEnded  = 1 << 4 // the function returned: done with context.Canceled unless done before
+
+	wqLaneShift = 5
+)
+
+// wqContextExt holds a context's rarely needed parts.
+type wqContextExt struct {
+	stopParent func() bool // stops the watch on the parent; nil when not watching
+	afters     []wqAfter   // functions to call when done, from AfterFunc
+	nextAfter  uint64
+	err        error // when done with wqOther
+}
+
+type wqAfter struct {
+	id uint64
+	f  func()
+}
+
+// wqContextKey is the Value key under which a wqContext returns itself.
+type wqContextKey struct{}
+
+// Deadline returns the submitter's context's deadline.
+func (c *wqContext) Deadline() (time.Time, bool) { return c.parent.Deadline() }
+
+// Value returns the submitter's context's value for key.
+func (c *wqContext) Value(key any) any {
+	if _, ok := key.(wqContextKey); ok {
+		return c
+	}
+	return c.parent.Value(key)
+}
+
+// String describes the context, as the standard library's contexts do.
+func (c *wqContext) String() string {
+	return fmt.Sprintf("%v.WithWorkQueueTask(%d)", c.parent, c.task.id)
+}
+
+// Done returns a channel closed when the context is done.
+func (c *wqContext) Done() <-chan struct{} {
+	c.task.mu.Lock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+		listen := c.useLocked()
+		if c.st.Load()&wqWhy != wqNotDone {
+			close(c.done)
+		}
+		d := c.done
+		c.task.mu.Unlock()
+		if listen {
+			c.listen()
+		}
+		return d
+	}
+	d := c.done
+	c.task.mu.Unlock()
+	return d
+}
+
+// Err returns nil until the context is done, then why.
+func (c *wqContext) Err() error {
+	s := c.st.Load()
+	if s&(wqWhy|wqEnded) != 0 {
+		return c.why(s)
+	}
+	if c.q.closed.Load() {
+		return context.Canceled
+	}
+	if c.parent.Done() == nil {
+		return nil // nothing else can end it
+	}
+	c.task.mu.Lock()
+	defer c.task.mu.Unlock()
+	s = c.st.Load()
+	if s&(wqWhy|wqEnded) == 0 && (c.ext == nil || c.ext.stopParent == nil) {
+		// The parent is not watched, so nobody waits on Done: look.
+		if err := c.parent.Err(); err != nil {
+			c.setWhyLocked(err)
+			s = c.st.Load()
+		}
+	}
+	return c.why(s)
+}
+
+// why returns the error that the state s stands for.
+func (c *wqContext) why(s uint32) error {
+	switch s & wqWhy {
+	case wqCanceled:
+		return context.Canceled
+	case wqDeadline:
+		return context.DeadlineExceeded
+	case wqOther:
+		return c.ext.err // written before the state that says so
+	}
+	if s&wqEnded != 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// setWhyLocked makes c done with err. It does not close done.
+func (c *wqContext) setWhyLocked(err error) {
+	switch err {
+	case context.Canceled:
+		c.st.Or(wqCanceled)
+	case context.DeadlineExceeded:
+		c.st.Or(wqDeadline)
+	default:
+		c.extLocked().err = err
+		c.st.Or(wqOther)
+	}
+}
+
+// useLocked marks c used, so that ending it takes the mutex, and makes
+// sure that it ends with its parent and its queue. If the function has
+// returned, the queue has closed or the parent has ended, c is done at
+// once. Otherwise it reports whether the caller must call listen, after
+// unlocking the mutex.
+func (c *wqContext) useLocked() (listen bool) {
+	s := c.st.Or(wqUsed)
+	switch {
+	case s&wqWhy != wqNotDone:
+		return false
+	case s&wqEnded != 0 || c.q.closed.Load():
+		c.setWhyLocked(context.Canceled)
+		return false
+	}
+	c.watchLocked(nil)
+	if c.st.Load()&(wqWhy|wqListen) != 0 {
+		return false
+	}
+	c.st.Or(wqListen)
+	return true
+}
+
+// listen adds c to its queue's listeners, so that Close cancels it, unless
+// its function has returned meanwhile. If the queue has closed, it cancels
+// c at once.
+func (c *wqContext) listen() {
+	q := c.q
+	q.mu.Lock()
+	if c.st.Load()&wqEnded == 0 {
+		if q.listeners == nil {
+			q.listeners = make(map[*wqContext]struct{})
+		}
+		q.listeners[c] = struct{}{}
+	}
+	q.mu.Unlock()
+	if q.closed.Load() {
+		c.cancel(context.Canceled)
+	}
+}
+
+// AfterFunc arranges for f to be called once the context is done, and is
+// what lets contexts derived from this one cancel without a goroutine of
+// their own. The returned stop function reports whether it stopped f from
+// being called.
+func (c *wqContext) AfterFunc(f func()) (stop func() bool) {
+	c.task.mu.Lock()
+	listen := c.useLocked()
+	if c.st.Load()&wqWhy != wqNotDone {
+		c.task.mu.Unlock()
+		go f() // as context.AfterFunc does for a context already done
+		return func() bool { return false }
+	}
+	ext := c.extLocked()
+	ext.nextAfter++
+	id := ext.nextAfter
+	ext.afters = append(ext.afters, wqAfter{id: id, f: f})
+	c.task.mu.Unlock()
+	if listen {
+		c.listen()
+	}
+	return func() bool {
+		c.task.mu.Lock()
+		defer c.task.mu.Unlock()
+		if c.ext != nil {
+			for i, a := range c.ext.afters {
+				if a.id == id {
+					c.ext.afters = append(c.ext.afters[:i], c.ext.afters[i+1:]...)
+					return true
+				}
+			}
+		}
+		return false
+	}
+}
+
+func (c *wqContext) extLocked() *wqContextExt {
+	if c.ext == nil {
+		c.ext = new(wqContextExt)
+	}
+	return c.ext
+}
+
+// watchParent makes c watch its parent before its task is submitted: when
+// the parent ends, the task is canceled, pending or running.
+func (c *wqContext) watchParent() {
+	c.task.mu.Lock()
+	c.st.Or(wqUsed)
+	c.watchLocked((*wqTask)(c).parentDone)
+	c.task.mu.Unlock()
+}
+
+// watchLocked starts watching the parent, if it can end and c is not
+// already watching it, to call f when it ends (nil: cancel c). If the
+// parent has ended, it makes c done instead.
+func (c *wqContext) watchLocked(f func()) {
+	if c.parent.Done() == nil || c.ext != nil && c.ext.stopParent != nil {
+		return
+	}
+	if err := c.parent.Err(); err != nil {
+		c.setWhyLocked(err)
+		return
+	}
+	if f == nil {
+		f = c.parentDone
+	}
+	c.extLocked().stopParent = context.AfterFunc(c.parent, f)
+}
+
+// parentDone cancels c when its parent ends.
+func (c *wqContext) parentDone() { c.cancel(c.parent.Err()) }
+
+// end makes c done, if it is not done yet, because its function returned
+// or its task ended without running.
+func (c *wqContext) end() {
+	if c.st.Or(wqEnded)&wqUsed != 0 {
+		c.cancel(context.Canceled)
+	}
+}
+
+// cancel makes c done with err, if it is not done yet, stops watching the
+// parent and calls the AfterFunc functions.
+func (c *wqContext) cancel(err error) {
+	c.task.mu.Lock()
+	if c.st.Load()&wqWhy == wqNotDone {
+		c.setWhyLocked(err)
+		if c.done != nil {
+			close(c.done)
+		}
+	}
+	var stop func() bool
+	var afters []wqAfter
+	if c.ext != nil {
+		stop, afters = c.ext.stopParent, c.ext.afters
+		c.ext.stopParent, c.ext.afters = nil, nil
+	}
+	c.task.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	for _, a := range afters {
+		a.f()
+	}
+}
+
+// wqLanes hands out lane numbers, lowest free first, so that while fewer
+// than n slots are in use every lane in use is below n.
+type wqLanes struct {
+	free []int // min-heap of lanes given back
+	next int   // lanes ever handed out
+}
+
+func (l *wqLanes) take() int {
+	if len(l.free) == 0 {
+		l.next++
+		return l.next - 1
+	}
+	top := l.free[0]
+	n := len(l.free) - 1
+	l.free[0] = l.free[n]
+	l.free = l.free[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && l.free[c+1] < l.free[c] {
+			c++
+		}
+		if l.free[i] <= l.free[c] {
+			break
+		}
+		l.free[i], l.free[c] = l.free[c], l.free[i]
+		i = c
+	}
+	return top
+}
+
+func (l *wqLanes) put(lane int) {
+	l.free = append(l.free, lane)
+	for i := len(l.free) - 1; i > 0; {
+		p := (i - 1) / 2
+		if l.free[p] <= l.free[i] {
+			break
+		}
+		l.free[i], l.free[p] = l.free[p], l.free[i]
+		i = p
+	}
+}
+
+// wqRoom is a Submit call waiting for room in the pending queue.
+type wqRoom struct {
+	ch         chan struct{} // closed when granted room or the queue stops
+	prev, next *wqRoom
+	queued     bool // in the list
+	granted    bool // room was handed to it
+}
+
+// wqRooms is the list of waiting Submit calls, oldest first.
+type wqRooms struct{ head, tail *wqRoom }
+
+func (r *wqRooms) push(w *wqRoom) {
+	w.prev, w.next, w.queued = r.tail, nil, true
+	if r.tail == nil {
+		r.head = w
+	} else {
+		r.tail.next = w
+	}
+	r.tail = w
+}
+
+func (r *wqRooms) remove(w *wqRoom) {
+	if w.prev == nil {
+		r.head = w.next
+	} else {
+		w.prev.next = w.next
+	}
+	if w.next == nil {
+		r.tail = w.prev
+	} else {
+		w.next.prev = w.prev
+	}
+	w.prev, w.next, w.queued = nil, nil, false
+}
