@@ -150,12 +150,14 @@ func (c *consumer[M]) run(lane int, m M) {
 		c.event(Started, id, lane, nil)
 	}
 	err := call(c.ctx, func(ctx context.Context) error { return c.handle(ctx, m) })
-	if s != nil {
-		s.Release(1)
-	}
 	if obs {
+		// Reported before the token moves, so that an observer never sees
+		// the handler it wakes start before this one ended.
 		_, kind := outcome(c.ctx, err)
 		c.event(kind, id, lane, err)
+	}
+	if s != nil {
+		s.Release(1)
 	}
 	if err != nil && c.onError != nil {
 		c.onError(m, err)

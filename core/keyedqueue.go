@@ -219,9 +219,29 @@ func (k *KeyedQueue[K]) Submit(ctx context.Context, key K, fn func(context.Conte
 	return &it.Task, nil
 }
 
+// TrySubmit adds fn to key's lane like [KeyedQueue.Submit], but never
+// blocks: when the queue has [WithCapacity] and key's lane is full (or other
+// Submit calls are waiting for room in it), it returns [ErrFull] and the
+// queue is unchanged. The task's context is canceled only by the queue or
+// [Task.Cancel]. It returns [ErrClosed] if the queue is closed or draining,
+// and panics if fn is nil.
+func (k *KeyedQueue[K]) TrySubmit(key K, fn func(context.Context) error, opts ...TaskOption) (*Task, error) {
+	it, err := k.submitTry(context.Background(), key, fn, opts, false, true)
+	if err != nil {
+		return nil, err
+	}
+	return &it.Task, nil
+}
+
 // submit accepts fn into key's lane. watch makes the end of ctx cancel the
 // task at once, even while it is pending; Do watches ctx itself.
 func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Context) error, opts []TaskOption, watch bool) (*keyedTask[K], error) {
+	return k.submitTry(ctx, key, fn, opts, watch, false)
+}
+
+// submitTry is submit; with try, a full lane refuses the task with ErrFull
+// instead of waiting for room.
+func (k *KeyedQueue[K]) submitTry(ctx context.Context, key K, fn func(context.Context) error, opts []TaskOption, watch, try bool) (*keyedTask[K], error) {
 	if fn == nil {
 		panic("core: KeyedQueue task function is nil")
 	}
@@ -266,6 +286,13 @@ func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 	}
 	it.lane = l
 	if c := k.cfg.capacity; c > 0 && (l.npending >= c || l.x.waitHead != nil) {
+		if try {
+			// A lane created by this call is empty, so it is never full:
+			// nothing to undo but the task's context.
+			k.mu.Unlock()
+			it.ctx.cancel(context.Canceled)
+			return nil, ErrFull
+		}
 		return k.waitRoom(ctx, it)
 	}
 	start := k.accept(l, it)

@@ -743,6 +743,40 @@ func TestKeyedQueueCapacity(t *testing.T) {
 			checkEventOrder(t, rec.all())
 		})
 	})
+	t.Run("TrySubmit refuses a full lane", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			q := core.NewKeyedQueue[string](core.WithCapacity(1))
+			defer q.Close()
+			g := newGate()
+			if _, err := q.TrySubmit("a", g.fn); err != nil {
+				t.Fatalf("TrySubmit on an empty lane = %v, want nil", err)
+			}
+			<-g.started
+			if _, err := q.TrySubmit("a", nop); err != nil {
+				t.Fatalf("TrySubmit with room = %v, want nil", err)
+			}
+			before := q.Stats()
+			ran := false
+			tk, err := q.TrySubmit("a", func(context.Context) error { ran = true; return nil })
+			if tk != nil || err != core.ErrFull {
+				t.Errorf("TrySubmit on a full lane = %v, %v, want nil, ErrFull", tk, err)
+			}
+			if after := q.Stats(); after != before {
+				t.Errorf("Stats after the refusal = %+v, want %+v", after, before)
+			}
+			if _, err := q.TrySubmit("b", nop); err != nil {
+				t.Errorf("TrySubmit on another key = %v, want nil", err)
+			}
+			close(g.release)
+			q.Drain(t.Context())
+			if ran {
+				t.Error("the refused task ran")
+			}
+			if _, err := q.TrySubmit("a", nop); err != core.ErrClosed {
+				t.Errorf("TrySubmit after Drain = %v, want ErrClosed", err)
+			}
+		})
+	})
 	t.Run("context ends the wait", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			q := core.NewKeyedQueue[string](core.WithCapacity(1))
