@@ -9,9 +9,9 @@ import (
 )
 
 // queueBackend runs tasks through a WorkQueue, a Processor or a
-// KeyedQueue: tasks are submitted without blocking (TrySubmit, or
-// KeyedQueue.Submit, which blocks only with a capacity, and the playground
-// gives the keyed queue none) and run on the queue's own goroutines.
+// KeyedQueue: tasks are submitted without blocking (TrySubmit, which
+// refuses a task with ErrFull beyond the capacity) and run on the queue's
+// own goroutines.
 type queueBackend struct {
 	q interface {
 		Stats() core.QueueStats
@@ -73,13 +73,16 @@ func newKeyedBackend(r *Runner) *queueBackend {
 	if r.sc.IdleMS > 0 {
 		opts = append(opts, core.WithIdleTimeout(ms(r.sc.IdleMS)))
 	}
+	if r.sc.Capacity > 0 {
+		opts = append(opts, core.WithCapacity(r.sc.Capacity))
+	}
 	q := core.NewKeyedQueue[string](opts...)
 	return &queueBackend{
 		q: q,
 		try: func(t *task, body func(context.Context) error) (*core.Task, error) {
-			// A background context: the task is canceled through its
-			// handle, and the queue watches no context for it.
-			return q.Submit(context.Background(), t.key, body, core.WithName(t.name), core.WithPriority(t.prio))
+			// The task is canceled through its handle: the queue watches
+			// no context for it.
+			return q.TrySubmit(t.key, body, core.WithName(t.name), core.WithPriority(t.prio))
 		},
 		keyed: true,
 	}

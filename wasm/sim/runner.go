@@ -391,6 +391,9 @@ func (r *Runner) refuseLocked(t *task, err error) {
 	switch {
 	case errors.Is(err, core.ErrFull):
 		why = fmt.Sprintf("%v: the queue already holds its capacity of %s pending tasks", err, num(r.sc.Capacity))
+		if r.sc.Primitive == Keyed {
+			why = fmt.Sprintf("%v: key %s already has its capacity of %s pending tasks", err, t.key, num(r.sc.Capacity))
+		}
 	case errors.Is(err, core.ErrClosed):
 		why = fmt.Sprintf("%v: the %s is draining or closed and takes no new tasks", err, r.noun())
 	}

@@ -485,6 +485,29 @@ func TestWorkQueueCapacity(t *testing.T) {
 	checkEnd(t, r)
 }
 
+func TestKeyedCapacity(t *testing.T) {
+	s := sched(sim.Keyed, 5, 100)
+	s.Bursts[0].Keys = 1
+	s.Capacity = 1
+	r, _ := start(t, s)
+	r.Advance(0)
+	st := r.Stats()
+	if st.Running != 1 || st.Pending != 1 || st.Refused != 3 {
+		t.Errorf("%d running, %d pending, %d refused; want 1, 1, 3", st.Running, st.Pending, st.Refused)
+	}
+	full := 0
+	for _, m := range r.Messages() {
+		if m.Error && strings.Contains(m.Text, core.ErrFull.Error()) && strings.Contains(m.Text, "key device-1 already has its capacity of 1") {
+			full++
+		}
+	}
+	if full != 3 {
+		t.Errorf("%d messages about a full key, want 3: %v", full, r.Messages())
+	}
+	stepToEnd(t, r, s)
+	checkEnd(t, r)
+}
+
 func TestSubmit(t *testing.T) {
 	s := sched(sim.Semaphore, 2, 100)
 	r, _ := start(t, s)

@@ -48,7 +48,7 @@ const (
 	MaxConsumers   = 8         // consumers sharing the semaphore
 	MaxConcurrency = 16        // one consumer's concurrency
 	MaxKeys        = 1_000     // keys in a burst's key set
-	MaxCapacity    = 10_000    // pending tasks a work queue or processor holds
+	MaxCapacity    = 10_000    // pending tasks a work queue or processor holds, or a keyed queue per key
 	MaxMix         = 1_000     // one weight of a priority or outcome mix
 	MaxDurationMS  = 600_000   // a task's longest duration, 10 minutes
 	MaxOffsetMS    = 3_600_000 // latest burst or action, and longest cancel-after: 1 hour
@@ -72,7 +72,7 @@ type Scenario struct {
 	// 0: no limit), or the tokens of the semaphore consumers share (1..64).
 	Limit     int        `json:"limit"`
 	AgingMS   int        `json:"agingMs,omitempty"`   // semaphore: WithAging step; 0: no aging
-	Capacity  int        `json:"capacity,omitempty"`  // work queue, processor: WithCapacity; 0: unbounded
+	Capacity  int        `json:"capacity,omitempty"`  // work queue, processor, keyed (per key): WithCapacity; 0: unbounded
 	IdleMS    int        `json:"idleMs,omitempty"`    // keyed: WithIdleTimeout; 0: core's default (30 s)
 	Consumers []Consumer `json:"consumers,omitempty"` // consume: 1..8 consumers
 	ColorBy   string     `json:"colorBy,omitempty"`   // "priority" (the default) or "key"
