@@ -6,7 +6,13 @@ var queueTargets = []target{
 	{
 		what:  "WorkQueue throughput, submit N empty tasks then wait for all: ≤ 0.8x the best peer",
 		bench: "WorkQueue/Throughput/sluice",
-		peers: []string{"WorkQueue/Throughput/conc", "WorkQueue/Throughput/errgroup", "WorkQueue/Throughput/pond", "WorkQueue/Throughput/ants"},
+		peers: []string{"WorkQueue/Throughput/conc", "WorkQueue/Throughput/errgroup", "WorkQueue/Throughput/pond", "WorkQueue/Throughput/pond-go", "WorkQueue/Throughput/ants"},
+		unit:  "ns/op", max: 0.8,
+	},
+	{
+		what:  "WorkQueue throughput (for reference: against peers that return a per-task handle, as Submit does): ≤ 0.8x",
+		bench: "WorkQueue/Throughput/sluice",
+		peers: []string{"WorkQueue/Throughput/pond"},
 		unit:  "ns/op", max: 0.8,
 	},
 	{
