@@ -5,6 +5,7 @@
 #   make bench    benchmarks against the peers, written to BENCHMARKS.md
 #   make wasm     rebuild web/app.wasm and web/app.wasm.gz
 #   make static   export the playground as a static site to dist/
+#   make perf     report the playground's size, load time and frame time
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -30,7 +31,7 @@ define timed
 @echo "==> $(1)"; t0=$$(date +%s); $(2); echo "<== $(1): ok in $$(( $$(date +%s) - t0 ))s"
 endef
 
-.PHONY: run wasm static test bench \
+.PHONY: run wasm static test bench perf \
 	test-tools test-fmt test-vet test-race test-wasm test-bench test-e2e
 
 run:
@@ -84,7 +85,7 @@ test-fmt:
 # go vet both ways, and core's imports: the standard library only, never
 # syscall/js (its tests may use more).
 test-vet:
-	$(call timed,go vet,$(GO) vet ./... && $(GO) vet -tags e2e ./e2e/ && \
+	$(call timed,go vet,$(GO) vet ./... && $(GO) vet -tags e2e ./e2e/ && $(GO) vet -tags 'e2e perf' ./e2e/ && \
 		GOOS=js GOARCH=wasm $(GO) vet ./core/... ./wasm/... && \
 		deps=$$( { $(GO) list -deps ./core/... | grep -E '^[^/]+\.[^/]+/|^sluice/' | grep -v '^sluice/core'; \
 			GOOS=js GOARCH=wasm $(GO) list -f '{{join .Imports "\n"}}' ./core/... | grep -x syscall/js; } || true); \
@@ -108,6 +109,13 @@ test-bench:
 
 test-e2e: test-tools
 	$(call timed,e2e (real server and Chromium),CHROMIUM=$(CHROMIUM) $(GO) test -tags e2e -count=1 ./e2e/)
+
+# The perf probe (e2e/perf_test.go) reports, and does not assert: app.wasm
+# as served (gzip), navigation to the first interactive frame, and the time
+# a frame takes with 1,000 tasks live, measured in the page.
+perf: test-tools
+	CHROMIUM=$(CHROMIUM) $(GO) test -tags 'e2e perf' -count=1 -run '^TestPerf$$' -v ./e2e/ 2>&1 | \
+		sed -e '/^=== RUN/d' -e '/^server:/d' -e '/^sluice: /d'
 
 BENCH_CMD := cd bench && go test -run '^$$' -bench . -benchmem -count 6 ./... | tee bench.txt; \
 	benchstat bench.txt > benchstat.txt

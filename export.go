@@ -11,7 +11,7 @@ import (
 )
 
 // exportStatic writes the playground to dir as a static site: one HTML file
-// per page (index.html, embed.html), go-app's scripts with the same fixes
+// per page (index.html, embed.html and embed/index.html), go-app's scripts with the same fixes
 // the server applies, the toolchain's wasm_exec.js, and web/ with app.wasm.
 // A static host sends its own headers: the Content-Security-Policy and
 // gzip encoding are then up to it.
@@ -26,6 +26,18 @@ func exportStatic(root, dir string, tc toolchain) error {
 	}
 	if err := app.GenerateStaticWebsite(dir, s.app, ui.Paths...); err != nil {
 		return fmt.Errorf("exporting the static site: %v", err)
+	}
+	// Static servers map /embed to embed/index.html (through a redirect to
+	// /embed/), not to embed.html: the embed is there too.
+	embed, err := os.ReadFile(filepath.Join(dir, "embed.html"))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "embed"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "embed", "index.html"), embed, 0o644); err != nil {
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "app.js"), s.appJS, 0o644); err != nil {
 		return err

@@ -110,8 +110,8 @@ func TestPages(t *testing.T) {
 				t.Fatalf("GET %s = %d, want 200", tc.path, rec.Code)
 			}
 			body := rec.Body.String()
-			if !strings.Contains(body, `id="demo"`) {
-				t.Errorf("GET %s: the demo is not pre-rendered", tc.path)
+			if !strings.Contains(body, `id="playground"`) {
+				t.Errorf("GET %s: the playground is not pre-rendered", tc.path)
 			}
 			// Every resource the page loads is on this origin.
 			for _, m := range regexp.MustCompile(`(?:src|href)="([^"]*)"`).FindAllStringSubmatch(body, -1) {
@@ -318,7 +318,7 @@ func TestExportStatic(t *testing.T) {
 	if err := exportStatic(root, dir, tc); err != nil {
 		t.Fatalf("exportStatic: %v", err)
 	}
-	for _, name := range []string{"index.html", "embed.html", "app.js", "app-worker.js", "wasm_exec.js",
+	for _, name := range []string{"index.html", "embed.html", "embed/index.html", "app.js", "app-worker.js", "wasm_exec.js",
 		"manifest.webmanifest", "web/app.wasm", "web/sluice.css", "web/icon.svg", "web/sub/nested.css"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("%s not exported: %v", name, err)

@@ -7,7 +7,8 @@
 //
 // Run it with go test -tags e2e ./e2e/. It needs Chromium: Debian's
 // /usr/bin/chromium, or the binary named by $CHROMIUM. Screenshots go to
-// e2e/artifacts/.
+// e2e/artifacts/. The perf probe (perf_test.go) runs with the tags e2e and
+// perf: make perf.
 package e2e
 
 import (
@@ -30,14 +31,22 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"sluice/core/trace"
+	"sluice/wasm/sim"
 )
 
 // base is the URL of the server under test, such as http://127.0.0.1:41234.
 var base string
+
+// serverBin is the server binary under test, and root the module root it
+// runs in.
+var serverBin, root string
 
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
@@ -61,7 +70,7 @@ func runMain(m *testing.M) int {
 // free port, in the module root, the way make run does. stop sends it
 // SIGTERM and reports whether it shut down cleanly.
 func startServer() (stop func() error, err error) {
-	root, err := filepath.Abs("..")
+	root, err = filepath.Abs("..")
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +79,7 @@ func startServer() (stop func() error, err error) {
 		return nil, err
 	}
 	bin := filepath.Join(dir, "sluice")
+	serverBin = bin
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Dir = root
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
@@ -274,7 +284,10 @@ func (b *browser) checkErrorsLocked(t *testing.T) {
 func (b *browser) screenshot(t *testing.T, name string) {
 	t.Helper()
 	var png []byte
-	b.run(t, "screenshot", chromedp.FullScreenshot(&png, 100))
+	var ok bool
+	b.run(t, "screenshot",
+		chromedp.Evaluate(`window.scrollTo(0, 0), true`, &ok),
+		chromedp.FullScreenshot(&png, 100))
 	if err := os.MkdirAll("artifacts", 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -284,96 +297,176 @@ func (b *browser) screenshot(t *testing.T, name string) {
 }
 
 const (
-	mounted  = `#demo[data-mounted="true"]`
+	mounted  = `#playground[data-mounted="true"]`
 	waitLong = 60 * time.Second // loading and compiling app.wasm, then a whole run
 )
 
-// waitRunDone waits until run number run has finished with every task done.
-func waitRunDone(b *browser, t *testing.T, run int) {
-	t.Helper()
-	var ok bool
-	b.run(t, fmt.Sprintf("waiting for run %d to finish", run), chromedp.Poll(fmt.Sprintf(`(() => {
-		const demo = document.querySelector('#demo');
-		return demo && demo.dataset.run === "%d" && demo.dataset.phase === "done";
-	})()`, run), &ok, chromedp.WithPollingTimeout(waitLong)))
+// stats is what #stats says about the run, and the page around it.
+type stats struct {
+	Preset     string `json:"preset"`
+	Primitive  string `json:"primitive"`
+	Phase      string `json:"phase"`
+	Finished   bool   `json:"finished"`
+	Tasks      int    `json:"tasks"`
+	Scheduled  int    `json:"scheduled"`
+	Waiting    int    `json:"waiting"`
+	Running    int    `json:"running"`
+	Succeeded  int    `json:"succeeded"`
+	Failed     int    `json:"failed"`
+	Canceled   int    `json:"canceled"`
+	Panicked   int    `json:"panicked"`
+	Refused    int    `json:"refused"`
+	Withdrawn  int    `json:"withdrawn"`
+	MaxRunning int    `json:"maxRunning"`
+	MaxTokens  int    `json:"maxTokens"`
+	MaxLimit   int    `json:"maxLimit"`
+	TraceDone  int    `json:"traceDone"`
+	TraceFail  int    `json:"traceFail"`
+	TraceMax   int    `json:"traceMax"`
+	Link       string `json:"link"`
+	Done       int    `json:"done"` // the "done" counter as shown
+	Message    string `json:"message"`
+	Kind       string `json:"kind"`
 }
 
-// demoState reads the task states and counters from the page.
-type demoState struct {
-	States     []string `json:"states"`
-	Running    int      `json:"running"`
-	MaxRunning int      `json:"maxRunning"`
-	Done       int      `json:"done"`
-}
+const readStats = `(() => {
+	const s = document.querySelector('#stats').dataset;
+	const pg = document.querySelector('#playground').dataset;
+	const n = (k) => Number(s[k]);
+	const msg = document.querySelector('#message');
+	return {
+		preset: pg.preset, primitive: pg.primitive, phase: pg.phase,
+		finished: s.finished === "true",
+		tasks: n('tasks'), scheduled: n('scheduled'), waiting: n('waiting'), running: n('running'),
+		succeeded: n('succeeded'), failed: n('failed'), canceled: n('canceled'), panicked: n('panicked'),
+		refused: n('refused'), withdrawn: n('withdrawn'),
+		maxRunning: n('maxRunning'), maxTokens: n('maxTokens'), maxLimit: n('maxLimit'),
+		traceDone: n('traceDone'), traceFail: n('traceFail'), traceMax: n('traceMax'),
+		link: s.link,
+		done: Number(document.querySelector('#c-done').dataset.value),
+		message: msg ? msg.textContent : "", kind: msg ? msg.dataset.kind : "",
+	};
+})()`
 
-func readDemo(b *browser, t *testing.T) demoState {
+func (b *browser) stats(t *testing.T) stats {
 	t.Helper()
-	var s demoState
-	b.run(t, "reading the demo", chromedp.Evaluate(`({
-		states: [...document.querySelectorAll('#tasks > li')].map(li => li.dataset.state),
-		running: Number(document.querySelector('#running').textContent),
-		maxRunning: Number(document.querySelector('#max-running').textContent),
-		done: Number(document.querySelector('#done').textContent),
-	})`, &s))
+	var s stats
+	b.run(t, "reading the counters", chromedp.Evaluate(readStats, &s))
 	return s
 }
 
-func checkFinished(t *testing.T, s demoState) {
-	t.Helper()
-	want := []string{"done", "done", "done", "done", "done", "done"}
-	if strings.Join(s.States, ",") != strings.Join(want, ",") {
-		t.Errorf("task states = %v, want %v", s.States, want)
-	}
-	if s.Running != 0 {
-		t.Errorf("running = %d, want 0", s.Running)
-	}
-	if s.Done != 6 {
-		t.Errorf("done = %d, want 6", s.Done)
-	}
-	// Six tasks start together on a semaphore of two: exactly two must run
-	// at once, never more.
-	if s.MaxRunning != 2 {
-		t.Errorf("max running = %d, want 2", s.MaxRunning)
-	}
-}
-
-// watchRunning makes the page count, after every change to the DOM, the
-// tasks shown running, and keep the most it saw in window.sluiceSeen.
-const watchRunning = `(() => {
-	window.sluiceSeen = {max: 0};
-	new MutationObserver(() => {
-		const n = document.querySelectorAll('#tasks > li[data-state="running"]').length;
-		sluiceSeen.max = Math.max(sluiceSeen.max, n);
-	}).observe(document.body, {subtree: true, childList: true, attributes: true});
+// setSpeed moves the speed slider to its end, 10×.
+const setSpeed = `(() => {
+	const el = document.querySelector('#speed');
+	el.value = "100";
+	el.dispatchEvent(new Event('input', {bubbles: true}));
 	return true;
 })()`
+
+// waitFinished waits until the page shows preset's run finished with
+// tasks tasks.
+func (b *browser) waitFinished(t *testing.T, preset string, tasks int) stats {
+	t.Helper()
+	var ok bool
+	b.run(t, "waiting for "+preset+" to finish", chromedp.Poll(fmt.Sprintf(`(() => {
+		const s = document.querySelector('#stats').dataset;
+		const pg = document.querySelector('#playground').dataset;
+		return pg.preset === %q && pg.phase === "finished" && s.finished === "true" && Number(s.tasks) === %d;
+	})()`, preset, tasks), &ok, chromedp.WithPollingTimeout(waitLong)))
+	return b.stats(t)
+}
+
+func totalTasks(sc sim.Scenario) int {
+	n := 0
+	for _, b := range sc.Bursts {
+		n += b.Count
+	}
+	return n
+}
+
+// checkRun checks a finished run's counters against what was submitted.
+func checkRun(t *testing.T, s stats, sc sim.Scenario) {
+	t.Helper()
+	tasks := totalTasks(sc)
+	if s.Running != 0 || s.Waiting != 0 || s.Scheduled != 0 {
+		t.Errorf("running, waiting, scheduled = %d, %d, %d at the end, want 0", s.Running, s.Waiting, s.Scheduled)
+	}
+	if ended := s.Succeeded + s.Failed + s.Canceled + s.Panicked + s.Refused + s.Withdrawn; ended != tasks {
+		t.Errorf("succeeded+failed+canceled+panicked+refused+withdrawn = %d, want the %d tasks submitted", ended, tasks)
+	}
+	if s.Done != s.Succeeded {
+		t.Errorf("done counter shows %d, want %d", s.Done, s.Succeeded)
+	}
+	if s.MaxRunning < 1 {
+		t.Errorf("max in flight = %d: nothing ran", s.MaxRunning)
+	}
+	if s.MaxLimit > 0 && s.MaxRunning > s.MaxLimit {
+		t.Errorf("max running = %d, over the limit %d", s.MaxRunning, s.MaxLimit)
+	}
+	if sc.Primitive == sim.Semaphore && s.MaxTokens > s.MaxLimit {
+		t.Errorf("max tokens = %d, over the limit %d", s.MaxTokens, s.MaxLimit)
+	}
+	if s.TraceDone != s.Succeeded || s.TraceFail != s.Failed || s.TraceMax != s.MaxRunning {
+		t.Errorf("the recorder counted %d succeeded, %d failed, %d max running; the runner %d, %d, %d",
+			s.TraceDone, s.TraceFail, s.TraceMax, s.Succeeded, s.Failed, s.MaxRunning)
+	}
+}
 
 func TestPlayground(t *testing.T) {
 	b := newBrowser(t)
 	b.run(t, "loading the playground",
 		chromedp.Navigate(base+"/"),
 		chromedp.WaitVisible(mounted),
+		chromedp.WaitVisible(`#timeline[data-interactive="true"]`),
 	)
-
-	// The run started on mount finishes.
-	waitRunDone(b, t, 1)
-	checkFinished(t, readDemo(b, t))
-
-	// "Run again" starts a second run; the page never shows more than two
-	// tasks running at once.
+	// A running scenario, as a person first sees it.
 	var ok bool
-	b.run(t, "running again",
-		chromedp.Evaluate(watchRunning, &ok),
-		chromedp.Click("#run-again", chromedp.ByQuery),
+	b.run(t, "letting the first run get going", chromedp.Poll(
+		`Number(document.querySelector('#stats').dataset.running) > 0 && Number(document.querySelector('#stats').dataset.nowMs) > 1500`,
+		&ok, chromedp.WithPollingTimeout(waitLong)))
+	b.screenshot(t, "playground.png")
+
+	// Clicking a task's bar cancels it.
+	var hit string
+	b.run(t, "pausing, to click a task",
+		chromedp.Click("#play", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused" && document.querySelector('#timeline').dataset.openHit`,
+			&hit, chromedp.WithPollingTimeout(waitLong)),
 	)
-	waitRunDone(b, t, 2)
-	checkFinished(t, readDemo(b, t))
-	var seen struct {
-		Max int `json:"max"`
+	var x, y float64
+	var name string
+	if _, err := fmt.Sscanf(hit, "%g %g %s", &x, &y, &name); err != nil {
+		t.Fatalf("canvas data-open-hit = %q: %v", hit, err)
 	}
-	b.run(t, "reading what the page showed", chromedp.Evaluate(`window.sluiceSeen`, &seen))
-	if seen.Max != 2 {
-		t.Errorf("most tasks shown running at once = %d, want 2", seen.Max)
+	var rect struct{ Left, Top float64 }
+	b.run(t, "finding the canvas",
+		// At the top of the page, where the sticky controls do not cover
+		// the canvas.
+		chromedp.Evaluate(`(() => {
+			window.scrollTo(0, 0);
+			const r = document.querySelector('#timeline').getBoundingClientRect();
+			return {left: r.left, top: r.top};
+		})()`, &rect),
+	)
+	b.run(t, "clicking "+name,
+		chromedp.MouseClickXY(rect.Left+x, rect.Top+y),
+		chromedp.Poll(fmt.Sprintf(`document.querySelector('#message').textContent.includes(%q)`, name+" was canceled"), &ok,
+			chromedp.WithPollingTimeout(waitLong)),
+	)
+
+	// Every preset runs to its end, at 10×, with counters that add up.
+	for _, ps := range sim.Presets() {
+		b.run(t, "choosing "+ps.ID,
+			chromedp.Click("#preset-"+ps.ID, chromedp.ByQuery),
+			chromedp.Poll(fmt.Sprintf(`document.querySelector('#playground').dataset.preset === %q`, ps.ID), &ok,
+				chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Evaluate(setSpeed, &ok),
+		)
+		s := b.waitFinished(t, ps.ID, totalTasks(ps.Scenario))
+		if s.Primitive != ps.Scenario.Primitive {
+			t.Errorf("%s: data-primitive = %q, want %q", ps.ID, s.Primitive, ps.Scenario.Primitive)
+		}
+		checkRun(t, s, ps.Scenario)
 	}
 
 	// The service worker installs: every resource it pre-caches exists.
@@ -383,8 +476,6 @@ func TestPlayground(t *testing.T) {
 	if state != "activating" && state != "activated" {
 		t.Errorf("service worker state = %q, want activating or activated", state)
 	}
-
-	b.screenshot(t, "playground.png")
 	b.mu.Lock()
 	gz := b.gzipWasm
 	b.mu.Unlock()
@@ -394,22 +485,214 @@ func TestPlayground(t *testing.T) {
 	b.checkClean(t)
 }
 
+// TestLink changes the setup and adds work, copies the link, and opens it
+// again: the same scenario comes back, and runs the same way.
+func TestLink(t *testing.T) {
+	b := newBrowser(t)
+	var ok bool
+	b.run(t, "setting up a scenario",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(mounted),
+		chromedp.Click("#preset-keyed-devices", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#playground').dataset.preset === "keyed-devices"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.SetValue("#idle", "500", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#idle').dispatchEvent(new Event('change', {bubbles: true}))`, &ok),
+		chromedp.Poll(`document.querySelector('#playground').dataset.preset === "" && document.querySelector('#idle').value === "500"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.SetValue("#burst-count", "5", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#burst-count').dispatchEvent(new Event('change', {bubbles: true}))`, &ok),
+		chromedp.Click("#add-burst", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#message').textContent.includes("Added 5 tasks")`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Evaluate(setSpeed, &ok),
+	)
+	var link string
+	b.run(t, "waiting for the run to finish",
+		chromedp.Poll(`document.querySelector('#stats').dataset.finished === "true"`, &ok, chromedp.WithPollingTimeout(waitLong)))
+	b.run(t, "copying the link",
+		chromedp.Click("#copy-link", chromedp.ByQuery),
+		chromedp.Poll(`(() => {
+			const el = document.querySelector('#share-link');
+			return el && el.value.includes(document.querySelector('#stats').dataset.link) && el.value;
+		})()`,
+			&link, chromedp.WithPollingTimeout(waitLong)),
+	)
+	first := b.stats(t)
+	hash := link[strings.Index(link, "#s=")+3:]
+	sc, err := sim.Decode(hash)
+	if err != nil {
+		t.Fatalf("the copied link %q does not decode: %v", link, err)
+	}
+	if sc.Primitive != sim.Keyed || sc.IdleMS != 500 || sc.Speed != 10 {
+		t.Errorf("the link holds %+v, want the keyed preset with a 500 ms idle timeout at 10×", sc)
+	}
+	if last := sc.Bursts[len(sc.Bursts)-1]; last.Count != 5 {
+		t.Errorf("the link's last burst has %d tasks, want the 5 added", last.Count)
+	}
+	if !strings.HasPrefix(link, base+"/?v=") {
+		t.Errorf("link %q does not carry ?v=", link)
+	}
+
+	// Open it again, as a reload or a person given the link would.
+	b.run(t, "opening the link",
+		chromedp.Navigate("about:blank"),
+		chromedp.Navigate(link),
+		chromedp.WaitVisible(mounted),
+	)
+	again := b.waitFinished(t, "", totalTasks(sc))
+	if again.Link != first.Link {
+		t.Errorf("the reopened page holds scenario %q, want %q", again.Link, first.Link)
+	}
+	var idle string
+	b.run(t, "reading the setup", chromedp.Value("#idle", &idle, chromedp.ByQuery))
+	if idle != "500" {
+		t.Errorf("idle timeout field = %q, want 500", idle)
+	}
+	checkRun(t, again, sc)
+	b.checkClean(t)
+}
+
+// TestTrace downloads a run's trace, loads it back to replay it, and loads
+// a file that is not a trace.
+func TestTrace(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	var ok bool
+	ps, _ := sim.PresetByID("consumers")
+	b.run(t, "running a preset",
+		cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(dir),
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(mounted),
+		chromedp.Click("#preset-"+ps.ID, chromedp.ByQuery),
+		chromedp.Poll(fmt.Sprintf(`document.querySelector('#playground').dataset.preset === %q`, ps.ID), &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Evaluate(setSpeed, &ok),
+	)
+	live := b.waitFinished(t, ps.ID, totalTasks(ps.Scenario))
+	b.run(t, "downloading the trace",
+		chromedp.Click("#download-trace", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#message').textContent.includes("Saved")`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	file := waitFile(t, filepath.Join(dir, "sluice-consume-*.json"))
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := trace.ReadJSON(f)
+	f.Close()
+	if err != nil {
+		t.Fatalf("the downloaded trace does not read back: %v", err)
+	}
+	if st := rec.Snapshot(time.Time{}).Stats; int(st.Succeeded) != live.Succeeded || int(st.Failed) != live.Failed {
+		t.Errorf("the downloaded trace holds %d succeeded and %d failed, the run %d and %d", st.Succeeded, st.Failed, live.Succeeded, live.Failed)
+	}
+
+	b.run(t, "loading the trace back",
+		chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "replay"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.WaitVisible("#back-to-live", chromedp.ByQuery),
+	)
+	replay := b.stats(t)
+	if replay.Succeeded != live.Succeeded || replay.Failed != live.Failed || replay.MaxRunning != live.MaxRunning {
+		t.Errorf("the replay shows %d succeeded, %d failed, %d max in flight; the run had %d, %d, %d",
+			replay.Succeeded, replay.Failed, replay.MaxRunning, live.Succeeded, live.Failed, live.MaxRunning)
+	}
+	b.screenshot(t, "replay.png")
+	b.run(t, "going back to live",
+		chromedp.Click("#back-to-live", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase !== "replay"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+
+	bad := filepath.Join(t.TempDir(), "notes.json")
+	if err := os.WriteFile(bad, []byte("{this is not a trace"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.run(t, "loading a file that is not a trace",
+		chromedp.SetUploadFiles("#load-trace", []string{bad}, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#message').dataset.kind === "error"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	if s := b.stats(t); !strings.Contains(s.Message, "notes.json") || s.Phase == "replay" {
+		t.Errorf("after a bad file: message %q, phase %q; want the file named and the run shown", s.Message, s.Phase)
+	}
+	b.checkClean(t)
+}
+
+// waitFile waits for a file matching pattern to appear, complete, and
+// returns its name.
+func waitFile(t *testing.T, pattern string) string {
+	t.Helper()
+	deadline := time.Now().Add(waitLong)
+	for {
+		if m, _ := filepath.Glob(pattern); len(m) > 0 {
+			if b, err := os.ReadFile(m[0]); err == nil && len(b) > 0 && strings.HasSuffix(strings.TrimSpace(string(b)), "}") {
+				return m[0]
+			}
+		}
+		if time.Now().After(deadline) {
+			var names []string
+			ents, _ := os.ReadDir(filepath.Dir(pattern))
+			for _, e := range ents {
+				info, _ := e.Info()
+				names = append(names, fmt.Sprintf("%s (%v bytes)", e.Name(), info.Size()))
+			}
+			t.Fatalf("no file %s within %v; the directory holds %q", pattern, waitLong, names)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the file system, not timing the page
+	}
+}
+
+// TestBadInput opens a malformed link and asks for a burst beyond the
+// limits: the page says what is wrong and keeps working.
+func TestBadInput(t *testing.T) {
+	b := newBrowser(t)
+	var ok bool
+	b.run(t, "opening a malformed link",
+		chromedp.Navigate(base+"/?v=1#s=not*a%20scenario"),
+		chromedp.WaitVisible(mounted),
+		chromedp.WaitVisible(`#message[data-kind="error"]`),
+	)
+	s := b.stats(t)
+	if !strings.Contains(s.Message, "link") {
+		t.Errorf("message = %q, want it to speak of the link", s.Message)
+	}
+	if first := sim.Presets()[0].ID; s.Preset != first {
+		t.Errorf("after a malformed link the page shows preset %q, want the first, %q", s.Preset, first)
+	}
+	b.run(t, "the page keeps running", chromedp.Poll(
+		`Number(document.querySelector('#stats').dataset.nowMs) > 300`, &ok, chromedp.WithPollingTimeout(waitLong)))
+
+	b.run(t, "asking for 50,000 tasks",
+		chromedp.Click("#dismiss", chromedp.ByQuery),
+		chromedp.SetValue("#burst-count", "50000", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#burst-count').dispatchEvent(new Event('change', {bubbles: true}))`, &ok),
+		chromedp.Click("#add-burst", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#message').dataset.kind === "error"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	s = b.stats(t)
+	if !strings.Contains(s.Message, "10,000") {
+		t.Errorf("message = %q, want it to say the limit of 10,000 tasks", s.Message)
+	}
+	b.screenshot(t, "bad-input.png")
+	b.checkClean(t)
+}
+
 func TestEmbed(t *testing.T) {
 	b := newBrowser(t)
-	// "Run again" twice while the first run is still going: each click
-	// cancels the run in progress, and the last run finishes cleanly.
-	b.run(t, "loading the embed and restarting it",
+	var ok bool
+	// Pause and play again while the first run is going; the run ends.
+	b.run(t, "loading the embed and pausing it",
 		chromedp.Navigate(base+"/embed"),
 		chromedp.WaitVisible(mounted),
-		chromedp.Click("#run-again", chromedp.ByQuery),
-		chromedp.Click("#run-again", chromedp.ByQuery),
+		chromedp.WaitVisible(`#timeline[data-interactive="true"]`),
+		chromedp.Click("#play", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Click("#play", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "playing"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Evaluate(setSpeed, &ok),
 	)
-	waitRunDone(b, t, 3)
-	checkFinished(t, readDemo(b, t))
+	first := sim.Presets()[0]
+	checkRun(t, b.waitFinished(t, first.ID, totalTasks(first.Scenario)), first.Scenario)
 
 	var chrome, registrations int
 	b.run(t, "inspecting the embed",
-		chromedp.Evaluate(`document.querySelectorAll('.site-head, .site-foot, .notes').length`, &chrome),
+		chromedp.Evaluate(`document.querySelectorAll('.site-head, .site-foot, .notes, .side').length`, &chrome),
 		chromedp.Evaluate(`navigator.serviceWorker.getRegistrations().then(r => r.length)`, &registrations, awaitPromise),
 	)
 	if chrome != 0 {
@@ -423,18 +706,26 @@ func TestEmbed(t *testing.T) {
 }
 
 // TestEmbedInFrame loads /embed in an iframe of a page from another origin:
-// the server must let it be framed, and the embed reports its height.
+// the server must let it be framed; the embed reports its height and
+// answers the host's messages.
 func TestEmbedInFrame(t *testing.T) {
 	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<!DOCTYPE html><title>host</title>
 <script>
 window.heights = [];
+window.replies = [];
 window.addEventListener("message", (e) => {
-  if (e.origin !== %q || !e.data || e.data.sluice !== "height") return;
-  heights.push(e.data.height);
-  document.getElementById("embed").height = e.data.height;
+  if (e.origin !== %q || !e.data || !e.data.sluice) return;
+  if (e.data.sluice === "height") {
+    heights.push(e.data.height);
+    document.getElementById("embed").height = e.data.height;
+  } else {
+    replies.push(e.data);
+  }
 });
+window.send = (msg) => document.getElementById("embed").contentWindow.postMessage(msg, "*");
+window.last = (kind) => replies.filter((r) => r.sluice === kind).pop();
 </script>
 <iframe id="embed" src="%s/embed" width="800" height="200"></iframe>`, base, base)
 	}))
@@ -450,7 +741,77 @@ window.addEventListener("message", (e) => {
 	if height <= 100 {
 		t.Errorf("reported height = %d, want more than 100", height)
 	}
+	var pong struct {
+		Version int    `json:"version"`
+		Phase   string `json:"phase"`
+	}
+	b.run(t, "pinging the embed", chromedp.Poll(`(send({sluice: "ping"}), last("pong"))`, &pong,
+		chromedp.WithPollingTimeout(waitLong), chromedp.WithPollingInterval(200*time.Millisecond)))
+	if pong.Version != sim.Version {
+		t.Errorf("pong version = %d, want %d", pong.Version, sim.Version)
+	}
+	var state struct {
+		Phase  string `json:"phase"`
+		Preset string `json:"preset"`
+	}
+	var ok bool
+	b.run(t, "pausing the embed",
+		chromedp.Evaluate(`send({sluice: "pause"}), true`, &ok),
+		chromedp.Poll(`last("state") && last("state").phase === "paused" && last("state")`, &state, chromedp.WithPollingTimeout(waitLong)),
+	)
+	b.run(t, "loading a preset in the embed",
+		chromedp.Evaluate(`send({sluice: "load", preset: "consumers"}), true`, &ok),
+		chromedp.Poll(`last("state") && last("state").preset === "consumers" && last("state")`, &state, chromedp.WithPollingTimeout(waitLong)),
+	)
+	if state.Phase != "playing" {
+		t.Errorf("phase after load = %q, want playing", state.Phase)
+	}
+	var problem string
+	b.run(t, "sending a bad command",
+		chromedp.Evaluate(`send({sluice: "load", scenario: "!!!"}), true`, &ok),
+		chromedp.Poll(`last("error") && last("error").message`, &problem, chromedp.WithPollingTimeout(waitLong)),
+	)
+	if !strings.Contains(problem, "link") {
+		t.Errorf("error message = %q, want it to explain the bad scenario", problem)
+	}
 	b.screenshot(t, "embed-in-frame.png")
+	b.checkErrors(t)
+}
+
+// TestStaticExport exports the playground as a static site, serves it
+// with a plain file server, and loads both pages.
+func TestStaticExport(t *testing.T) {
+	dir := t.TempDir()
+	export := exec.Command(serverBin, "-export", dir)
+	export.Dir = root
+	if out, err := export.CombinedOutput(); err != nil {
+		t.Fatalf("exporting: %v\n%s", err, out)
+	}
+	static := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer static.Close()
+
+	b := newBrowser(t)
+	for _, path := range []string{"/", "/embed", "/embed.html", "/index.html"} {
+		var phase string
+		b.run(t, "loading the exported "+path,
+			chromedp.Navigate(static.URL+path),
+			chromedp.WaitVisible(mounted),
+			chromedp.Poll(`Number(document.querySelector('#stats').dataset.nowMs) > 0 && document.querySelector('#playground').dataset.phase`,
+				&phase, chromedp.WithPollingTimeout(waitLong)),
+		)
+		var side int
+		b.run(t, "inspecting "+path, chromedp.Evaluate(`document.querySelectorAll('.side').length`, &side))
+		if embed := strings.HasPrefix(path, "/embed"); embed != (side == 0) {
+			t.Errorf("%s shows the side panel: %v, want %v", path, side != 0, !embed)
+		}
+	}
+	b.mu.Lock()
+	for _, u := range b.requests {
+		if !strings.HasPrefix(u, static.URL+"/") {
+			t.Errorf("the static site requested %s", u)
+		}
+	}
+	b.mu.Unlock()
 	b.checkErrors(t)
 }
 

@@ -1,84 +1,106 @@
 package ui
 
 import (
-	"context"
-	"sync"
+	"slices"
 	"sync/atomic"
 	"time"
 
-	"sluice/core"
+	"sluice/core/trace"
 )
 
-// State is where a task of a run stands. Every task starts Waiting.
-type State string
+// driver is what the animation frame loop runs: each frame it moves the
+// session along, takes one snapshot, draws it on the timeline, and now and
+// then hands a fresh Panel to the component. It is platform-neutral: the
+// browser's loop (loop_js.go) gives it a canvas painter, tests give it a
+// recorder.
+//
+// Only the frame goroutine calls tick; span and the pointer are set from
+// elsewhere through atomics.
+type driver struct {
+	sess *Session
+	tl   *timeline
+	span atomic.Int64 // the window's width, a time.Duration
 
-// The states of a task. A task goes from Waiting to Running to Done, or to
-// Canceled from either of the first two when the run is cancelled.
-const (
-	Waiting  State = "waiting"
-	Running  State = "running"
-	Done     State = "done"
-	Canceled State = "canceled"
-)
-
-// Update reports one change of state of one task of a run.
-type Update struct {
-	Task  int           // index of the task in the durations given to RunTasks
-	State State         // the task's new state: Running, Done or Canceled
-	At    time.Duration // when it changed, since RunTasks was called
-
-	// MaxRunning is the most tasks that held a token at once so far in the
-	// run, counted by the tasks themselves between acquiring and releasing
-	// their token: it can never exceed the semaphore's limit unless the
-	// semaphore lets too many through.
-	MaxRunning int
+	// Frame goroutine only.
+	frame     Frame
+	stats     frameStats
+	lastPanel float64 // in ms, on the frame clock
+	drawn     bool
+	lastMouse Point
+	lastW     float64
+	lastSnap  *trace.Snapshot // a replay is drawn again only when it changes
 }
 
-// RunTasks starts one goroutine per duration. Each acquires one token of sem,
-// holds it for its duration, and releases it. report is called for every
-// change of state, from the tasks' goroutines, possibly concurrently; it must
-// be safe for concurrent use and should not block for long, since the task
-// waits for it.
-//
-// RunTasks blocks until every task has returned. When ctx ends, waiting
-// tasks give up their place in the queue and running tasks stop early and
-// release their token; both are reported Canceled. The semaphore is left as
-// it was found.
-//
-// Ordering: a task reports Running after its Acquire returned and reports
-// Done (or Canceled) before it calls Release. A receiver that applies the
-// reports in the order the calls were made (such as a channel or a UI
-// dispatch queue) therefore never sees more tasks Running at once than the
-// semaphore allowed.
-func RunTasks(ctx context.Context, sem *core.Semaphore, durations []time.Duration, report func(Update)) {
-	start := time.Now()
-	var holding, most atomic.Int64
-	var wg sync.WaitGroup
-	for i, d := range durations {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := sem.Acquire(ctx, 1); err != nil {
-				report(Update{Task: i, State: Canceled, At: time.Since(start), MaxRunning: int(most.Load())})
-				return
-			}
-			n := holding.Add(1)
-			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
-			}
-			report(Update{Task: i, State: Running, At: time.Since(start), MaxRunning: int(most.Load())})
+// panelEvery is how often, in real milliseconds, the counters in the DOM
+// are refreshed: a few times a second, not every frame.
+const panelEvery = 250
 
-			state := Done
-			t := time.NewTimer(d)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				state = Canceled
-			}
-			holding.Add(-1)
-			report(Update{Task: i, State: state, At: time.Since(start), MaxRunning: int(most.Load())})
-			sem.Release(1)
-		}()
+// defaultSpan is the width of the timeline's window of virtual time.
+const defaultSpan = 10 * time.Second
+
+func newDriver(sess *Session, compact bool) *driver {
+	d := &driver{sess: sess, tl: newTimeline(compact)}
+	d.span.Store(int64(defaultSpan))
+	return d
+}
+
+// tick runs one frame that took real time, at nowMS on the frame clock:
+// it moves the session, snapshots and draws on p, w CSS pixels wide and
+// h high. It returns the height the timeline needs (the caller resizes the
+// canvas and may draw again), and whether the panel is due. In replay,
+// which does not move, it draws only when the size or the pointer
+// changed.
+func (d *driver) tick(p painter, real time.Duration, nowMS, w, h float64, mouse Point, force bool) (need float64, drew, panelDue bool) {
+	d.frame = d.sess.Frame(real, time.Duration(d.span.Load()))
+	f := d.frame
+	need = h
+	if !f.Replay || force || !d.drawn || mouse != d.lastMouse || w != d.lastW || f.Snap != d.lastSnap {
+		need = d.tl.Draw(p, f, w, h, mouse)
+		drew = true
+		d.drawn = true
 	}
-	wg.Wait()
+	d.lastMouse, d.lastW, d.lastSnap = mouse, w, f.Snap
+	panelDue = f.Changed && nowMS-d.lastPanel >= 50 || nowMS-d.lastPanel >= panelEvery || d.lastPanel == 0
+	if panelDue {
+		d.lastPanel = max(nowMS, 1)
+	}
+	return need, drew, panelDue
+}
+
+// taskAt returns the name of the task drawn at x, y in the last frame.
+func (d *driver) taskAt(x, y float64) (string, bool) {
+	if d.frame.Snap == nil || d.frame.Replay {
+		return "", false
+	}
+	return d.tl.TaskAt(d.frame, x, y)
+}
+
+// frameStats keeps the time frames took to update the model and draw it,
+// in milliseconds, for the perf probe: totals, and the last frames for
+// percentiles.
+type frameStats struct {
+	count  int
+	sum    float64
+	max    float64
+	recent [120]float64
+	next   int
+}
+
+func (s *frameStats) add(ms float64) {
+	s.count++
+	s.sum += ms
+	s.max = max(s.max, ms)
+	s.recent[s.next] = ms
+	s.next = (s.next + 1) % len(s.recent)
+}
+
+// p95 returns the 95th percentile of the recent frames.
+func (s *frameStats) p95() float64 {
+	n := min(s.count, len(s.recent))
+	if n == 0 {
+		return 0
+	}
+	xs := slices.Clone(s.recent[:n])
+	slices.Sort(xs)
+	return xs[(n*95-1)/100]
 }

@@ -2,66 +2,75 @@ package ui
 
 import "github.com/maxence-charriere/go-app/v9/pkg/app"
 
-// Playground is the page at PathPlayground: the full playground.
+// Playground is the page at PathPlayground: the full playground, with the
+// page around it.
 type Playground struct {
 	app.Compo
 }
 
-// Render draws the page around the demo.
+// Render draws the page around the playground.
 func (p *Playground) Render() app.UI {
 	return app.Div().ID("page").Class("page").Body(
 		app.Header().Class("site-head").Body(
 			app.Img().Class("logo").Src("/web/icon.svg").Alt(""),
-			app.Div().Body(
+			app.Div().Class("site-title").Body(
 				app.H1().Text("Sluice playground"),
-				app.P().Class("muted").Text("Async coordination primitives for Go, running live in your browser."),
+				app.P().Class("muted").Text("Async coordination primitives for Go: a real core primitive, compiled to WebAssembly, scheduling real goroutines in this tab."),
+			),
+			app.Nav().Class("site-nav").Body(
+				app.A().Href(PathEmbed).Text("Embed view"),
 			),
 		),
 		app.Main().Class("content").Body(
-			&Demo{},
-			app.Section().Class("notes").Body(
-				app.H2().Text("How to read this"),
-				app.P().Text("Each row is a real goroutine in this tab, calling Acquire and Release on a real core.Semaphore compiled to WebAssembly. "+
-					"A task is waiting until Acquire returns, running while it holds its token, and done once it has released it."),
-				app.P().Text("Running counts the tasks holding a token now; max running is the most that ever held one at once, "+
-					"counted by the tasks themselves, so it can never pass the limit unless the semaphore lets too many through."),
-				app.P().Text("WebAssembly runs Go on one thread: goroutines interleave, they never run in parallel. "+
-					"Limits and ordering behave as on a server; timings are the browser's."),
-			),
+			&Play{},
+			notes(),
 		),
 		app.Footer().Class("site-foot").Body(
-			app.A().Href(PathEmbed).Text("Embeddable view"),
+			app.Text("Sluice · every bar is a goroutine inside a real core primitive, reported through core.WithObserver."),
 		),
 	)
 }
 
-// Embed is the page at PathEmbed: the demo with minimal chrome, for iframes.
-// When framed, it reports its height to the host page (see watchHeight).
+// notes explains how to read the playground.
+func notes() app.UI {
+	item := func(term, text string) app.UI {
+		return app.Div().Class("note").Body(app.Dt().Text(term), app.Dd().Text(text))
+	}
+	return app.Section().ID("how-to-read").Class("notes card").Body(
+		app.H2().Text("How to read the playground"),
+		app.Dl().Class("note-list").Body(
+			item("Lanes", "One row per worker slot (WorkQueue, Processor), per concurrent holder (Semaphore), per key (KeyedQueue) "+
+				"or per consumer's handler goroutine (Consume). A bar runs from the moment a task started to the moment it ended; "+
+				"running bars are drawn strong, finished ones soft, with a red end when the task failed, violet when it panicked "+
+				"and grey when it was canceled. A green tick marks a lane created, a grey one a lane evicted."),
+			item("Waiting", "Above the lanes, the tasks accepted but not started, one row per priority, oldest first. "+
+				"Click any waiting or running task to cancel it."),
+			item("Counter tracks", "Below the lanes: the queue depth, the work in flight (tokens in use for a semaphore) "+
+				"against the limit in red, and for a keyed queue the live lanes."),
+			item("Counters", "Max in flight is the most tasks (or tokens) that ran at once, counted from the primitive's own "+
+				"events: it never passes the limit. Wait percentiles are per priority, over the last tasks that started. "+
+				"Goroutines counts every goroutine of this tab: the tasks' and the primitives' own."),
+			item("Time", "Time is virtual: the primitive gets a clock through core.WithClock, and each animation frame moves it "+
+				"by the frame's duration times the speed. Pause stops it; Step fires the next event alone. A seed and the "+
+				"virtual clock make every run of a scenario the same."),
+			item("Links and traces", "The address bar always holds the whole scenario (#s=), with the bursts and clicks you "+
+				"added at the time you added them, so a copied link replays the run. Download trace saves Chrome Trace Event "+
+				"JSON for ui.perfetto.dev; Load trace shows such a file here, read-only."),
+			item("WebAssembly", "WebAssembly runs Go on one thread: goroutines interleave, they never run in parallel. "+
+				"Limits and ordering behave exactly as on a server, because they are the same code; only the timings are "+
+				"the browser's, and time here is virtual anyway."),
+		),
+	)
+}
+
+// Embed is the page at PathEmbed: the playground, compact, for iframes.
+// When framed, it reports its height to the host page and takes commands
+// from it (see Play).
 type Embed struct {
 	app.Compo
-
-	stopWatch func()
 }
 
-// OnMount starts reporting the page's height to the host page.
-func (e *Embed) OnMount(ctx app.Context) {
-	stop, err := watchHeight()
-	if err != nil {
-		app.Logf("sluice: cannot report the embed's height: %v", err)
-		return
-	}
-	e.stopWatch = stop
-}
-
-// OnDismount stops reporting the page's height.
-func (e *Embed) OnDismount() {
-	if e.stopWatch != nil {
-		e.stopWatch()
-		e.stopWatch = nil
-	}
-}
-
-// Render draws the demo alone.
+// Render draws the compact playground alone.
 func (e *Embed) Render() app.UI {
-	return app.Main().ID("page").Class("embed").Body(&Demo{})
+	return app.Main().ID("page").Class("embed").Body(&Play{Embed: true})
 }

@@ -16,9 +16,20 @@ const (
 // Paths lists every page route, for the server and the static export.
 var Paths = []string{PathPlayground, PathEmbed}
 
+// Static file servers show the exported pages under other paths too:
+// index.html and embed.html, and embed/, a directory holding a copy of
+// embed.html that servers reach from /embed. They are routed by pattern,
+// so that the static export does not write them again.
+const (
+	staticPlayground = `^/index\.html$`
+	staticEmbed      = `^/embed(\.html|/|/index\.html)$`
+)
+
 // Routes registers the playground's pages with go-app. Both the wasm
 // program and the server call it once, before serving or running.
 func Routes() {
 	app.RouteFunc(PathPlayground, func() app.Composer { return &Playground{} })
 	app.RouteFunc(PathEmbed, func() app.Composer { return &Embed{} })
+	app.RouteWithRegexpFunc(staticPlayground, func() app.Composer { return &Playground{} })
+	app.RouteWithRegexpFunc(staticEmbed, func() app.Composer { return &Embed{} })
 }

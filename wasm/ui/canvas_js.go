@@ -1,0 +1,150 @@
+//go:build js && wasm
+
+package ui
+
+import (
+	"github.com/hack-pad/safejs"
+)
+
+// canvasPainter is the painter of a <canvas>: its 2D context, reached
+// through safejs. It remembers the context's fill, stroke, font and
+// alignment so that it sets each only when it changes, and caches text
+// widths, since every call into JavaScript costs.
+type canvasPainter struct {
+	canvas, ctx2d safejs.Value
+	path2D        safejs.Value // the Path2D constructor
+	dpr           float64
+	w, h          float64 // CSS pixels
+
+	fill, stroke, font string
+	lineWidth          float64
+	align              textAlign
+	widths             map[string]float64
+}
+
+func newCanvasPainter(canvas safejs.Value) (*canvasPainter, error) {
+	ctx2d, err := canvas.Call("getContext", "2d")
+	if err != nil {
+		return nil, err
+	}
+	path2D, err := safejs.Global().Get("Path2D")
+	if err != nil {
+		return nil, err
+	}
+	dpr := 1.0
+	if v, err := safejs.Global().Get("devicePixelRatio"); err == nil {
+		if f, err := v.Float(); err == nil && f >= 1 && f <= 4 {
+			dpr = f
+		}
+	}
+	return &canvasPainter{canvas: canvas, ctx2d: ctx2d, path2D: path2D, dpr: dpr, widths: make(map[string]float64)}, nil
+}
+
+// cssWidth returns the canvas's width on the page, in CSS pixels.
+func (c *canvasPainter) cssWidth() float64 {
+	v, err := c.canvas.Get("clientWidth")
+	if err != nil {
+		return 0
+	}
+	f, _ := v.Float()
+	return f
+}
+
+// resize sets the canvas's backing store to w × h CSS pixels at the
+// device's pixel ratio. Resizing clears the canvas and its state.
+func (c *canvasPainter) resize(w, h float64) {
+	if w == c.w && h == c.h {
+		return
+	}
+	c.w, c.h = w, h
+	c.canvas.Set("width", int(w*c.dpr+0.5))
+	c.canvas.Set("height", int(h*c.dpr+0.5))
+	c.ctx2d.Call("setTransform", c.dpr, 0, 0, c.dpr, 0, 0)
+	c.fill, c.stroke, c.font, c.lineWidth, c.align = "", "", "", 0, 255
+}
+
+func (c *canvasPainter) setFill(color string) {
+	if color != c.fill {
+		c.fill = color
+		c.ctx2d.Set("fillStyle", color)
+	}
+}
+
+func (c *canvasPainter) Clear(color string) {
+	c.FillRect(0, 0, c.w, c.h, color)
+}
+
+func (c *canvasPainter) FillRect(x, y, w, h float64, color string) {
+	c.setFill(color)
+	c.ctx2d.Call("fillRect", x, y, w, h)
+}
+
+func (c *canvasPainter) FillPath(path []byte, color string) {
+	if len(path) == 0 {
+		return
+	}
+	p, err := c.path2D.New(string(path))
+	if err != nil {
+		return
+	}
+	c.setFill(color)
+	c.ctx2d.Call("fill", p)
+}
+
+func (c *canvasPainter) StrokePath(path []byte, color string, width float64) {
+	if len(path) == 0 {
+		return
+	}
+	p, err := c.path2D.New(string(path))
+	if err != nil {
+		return
+	}
+	if color != c.stroke {
+		c.stroke = color
+		c.ctx2d.Set("strokeStyle", color)
+	}
+	if width != c.lineWidth {
+		c.lineWidth = width
+		c.ctx2d.Set("lineWidth", width)
+	}
+	c.ctx2d.Call("stroke", p)
+}
+
+func (c *canvasPainter) setFont(font string) {
+	if font != c.font {
+		c.font = font
+		c.ctx2d.Set("font", font)
+	}
+}
+
+func (c *canvasPainter) Text(s string, x, y float64, font, color string, align textAlign) {
+	c.setFont(font)
+	c.setFill(color)
+	if align != c.align {
+		c.align = align
+		c.ctx2d.Set("textAlign", [...]string{"left", "center", "right"}[align])
+	}
+	c.ctx2d.Call("fillText", s, x, y)
+}
+
+func (c *canvasPainter) TextWidth(s, font string) float64 {
+	key := font + "\x00" + s
+	if w, ok := c.widths[key]; ok {
+		return w
+	}
+	c.setFont(font)
+	m, err := c.ctx2d.Call("measureText", s)
+	if err != nil {
+		return float64(len(s)) * 6
+	}
+	v, err := m.Get("width")
+	if err != nil {
+		return float64(len(s)) * 6
+	}
+	w, _ := v.Float()
+	if len(c.widths) > 4096 {
+		clear(c.widths)
+	}
+	c.widths[key] = w
+	return w
+}

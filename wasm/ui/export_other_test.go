@@ -1,0 +1,20 @@
+//go:build !(js && wasm)
+
+package ui
+
+import (
+	"time"
+
+	"github.com/maxence-charriere/go-app/v9/pkg/app"
+)
+
+// PlayFrame runs one frame of a mounted Play as the browser's loop would,
+// drawing on a TestPainter, and dispatches its panel; the caller consumes
+// the dispatch. Outside the browser there is no frame loop.
+func PlayFrame(disp app.Dispatcher, p *Play, real time.Duration) {
+	var tp TestPainter
+	p.drv.tick(&tp, real, float64(time.Now().UnixMilli()), 960, 300, Point{}, false)
+	pn := p.sess.Panel()
+	sc, preset := p.sess.Scenario()
+	disp.Dispatch(app.Dispatch{Mode: app.Update, Source: p, Function: func(app.Context) { p.apply(pn, sc, preset) }})
+}

@@ -1,0 +1,565 @@
+package ui
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v9/pkg/app"
+
+	"sluice/wasm/sim"
+)
+
+// Play is the playground itself: the controls, the canvas timeline, the
+// counters and the logs of one run. The page at / shows it whole; the
+// embed shows it compact (Embed).
+//
+// Its state changes only on the UI goroutine: event handlers change what
+// they own and hand every call into the session, which may block while the
+// run comes to rest, to ctx.Async; results come back through ctx.Dispatch.
+// The timeline is drawn on a canvas by the frame loop, outside go-app's
+// rendering; the DOM counters follow a few times a second.
+//
+// The DOM carries stable hooks for tests: #playground has data-mounted,
+// data-phase ("loading", "playing", "paused", "finished", "replay"),
+// data-primitive and data-preset; #stats has a data attribute per counter
+// (data-tasks, data-succeeded, ..., data-finished); each counter's value is
+// #c-<name> with data-value; #message is the notice, with data-kind.
+type Play struct {
+	app.Compo
+
+	// Embed selects the compact view for iframes.
+	Embed bool
+
+	// UI state, unexported so that a parent's re-render never resets it.
+	mounted  bool
+	sess     *Session
+	drv      *driver
+	stopLoop func()
+	stopHost func()
+	stopSize func()
+
+	panel    Panel
+	sc       sim.Scenario // the scenario as last known, the person's work included
+	preset   string
+	link     string // the encoded scenario last put in the URL
+	notice   notice
+	form     sim.Burst
+	span     time.Duration
+	limitNow int
+	cancel   string // the task name typed in "cancel task"
+	share    string // the link shown after "copy link"
+	snippet  string // the snippet shown after "copy embed snippet"
+	reading  string // progress of a trace being read
+}
+
+// notice is the message shown above the timeline.
+type notice struct {
+	Text string
+	Kind string // "error", "info" or "ok"
+}
+
+// hostMessage is a command from the page that frames the embed (see
+// listenHost).
+type hostMessage struct {
+	Kind     string  // "ping", "play", "pause", "load"
+	Preset   string  // load: a preset's ID
+	Scenario string  // load: an encoded scenario, with or without "#s="
+	Speed    float64 // play: a speed, 0 to keep it
+}
+
+// OnMount opens the scenario in the URL (or the first preset), starts
+// playing it, and starts the frame loop. It is called on the client only.
+func (p *Play) OnMount(ctx app.Context) {
+	sc, preset, problem := initialScenario()
+	sess, err := NewSession(sc, preset)
+	if err != nil {
+		// A preset always runs; a decoded link was validated.
+		problem = "The scenario cannot run: " + err.Error()
+		def := sim.Presets()[0]
+		sess, _ = NewSession(def.Scenario, def.ID)
+	}
+	p.sess = sess
+	p.drv = newDriver(sess, p.Embed)
+	p.sc, p.preset = sess.Scenario()
+	p.form = defaultBurst()
+	p.span = defaultSpan
+	p.limitNow = max(p.sc.Limit, 1)
+	p.mounted = true
+	if problem != "" {
+		p.notice = notice{problem, "error"}
+	}
+	sess.SetPlaying(true)
+	p.panel = sess.Panel()
+	p.syncURL(p.panel.Link)
+	p.stopLoop = startLoop(ctx, p)
+	if p.Embed {
+		if stop, err := watchHeight(); err == nil {
+			p.stopSize = stop
+		} else {
+			app.Logf("sluice: cannot report the embed's height: %v", err)
+		}
+		if stop, err := listenHost(func(m hostMessage) {
+			// A JS callback: hand the command over and return.
+			ctx.Async(func() { p.hostCommand(ctx, m) })
+		}); err == nil {
+			p.stopHost = stop
+		}
+	}
+}
+
+// OnDismount stops the frame loop and the run.
+func (p *Play) OnDismount() {
+	for _, stop := range []func(){p.stopLoop, p.stopHost, p.stopSize} {
+		if stop != nil {
+			stop()
+		}
+	}
+	p.stopLoop, p.stopHost, p.stopSize = nil, nil, nil
+	if p.sess != nil {
+		p.sess.Close()
+	}
+}
+
+// OnNav follows a link edited in the address bar: a new #s= loads its
+// scenario.
+func (p *Play) OnNav(ctx app.Context) {
+	if !p.mounted {
+		return
+	}
+	_, _, hash := location()
+	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
+	if !ok || text == p.link {
+		return
+	}
+	sc, err := sim.Decode(text)
+	if err != nil {
+		p.fail(fmt.Errorf("the link could not be opened: %v", err))
+		return
+	}
+	p.load(ctx, sc, presetFor(sc), "")
+}
+
+// initialScenario returns the scenario the page opens with: the link's, or
+// the first preset and a notice saying what was wrong with the link.
+func initialScenario() (sim.Scenario, string, string) {
+	def := sim.Presets()[0]
+	_, query, hash := location()
+	if q, err := url.ParseQuery(strings.TrimPrefix(query, "?")); err == nil {
+		if v := q.Get("v"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return def.Scenario, def.ID, fmt.Sprintf("The link's version (?v=%s) is not one this playground wrote: showing the first preset instead.", truncate(v, 20))
+			}
+			if n > sim.Version {
+				return def.Scenario, def.ID, fmt.Sprintf("The link was made by a newer playground (version %d; this one is version %d): reload the page to update it. Showing the first preset instead.", n, sim.Version)
+			}
+		}
+	}
+	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
+	if !ok {
+		return def.Scenario, def.ID, ""
+	}
+	sc, err := sim.Decode(text)
+	if err != nil {
+		return def.Scenario, def.ID, "The link could not be opened: " + err.Error() + ". Showing the first preset instead."
+	}
+	return sc, presetFor(sc), ""
+}
+
+// presetFor returns the ID of the preset whose scenario sc is, or "".
+func presetFor(sc sim.Scenario) string {
+	enc := sc.Encode()
+	for _, ps := range sim.Presets() {
+		if ps.Scenario.Encode() == enc {
+			return ps.ID
+		}
+	}
+	return ""
+}
+
+// defaultBurst is the burst the composer starts with. Submit drops the
+// fields the primitive does not read.
+func defaultBurst() sim.Burst {
+	return sim.Burst{Count: 10, MinMS: 300, MaxMS: 1200,
+		Priority: sim.PriorityMix{Low: 1, Normal: 2, High: 1},
+		Outcome:  sim.OutcomeMix{OK: 8, Fail: 1, Slow: 1},
+		Keys:     4, Weight: 1}
+}
+
+// syncURL puts the encoded scenario in the address bar, without
+// navigating, when it changed.
+func (p *Play) syncURL(link string) {
+	if link == "" || link == p.link {
+		return
+	}
+	p.link = link
+	path, _, _ := location()
+	replaceURL(path + "?v=" + strconv.Itoa(sim.Version) + sim.LinkPrefix + link)
+}
+
+// shareURL returns the link to the current scenario on page path.
+func (p *Play) shareURL(path string) string {
+	return origin() + path + "?v=" + strconv.Itoa(sim.Version) + sim.LinkPrefix + p.link
+}
+
+// apply shows a panel the frame loop or a command produced.
+func (p *Play) apply(pn Panel, sc sim.Scenario, preset string) {
+	p.panel = pn
+	p.sc, p.preset = sc, preset
+	if pn.Alert != "" {
+		p.notice = notice{pn.Alert, "error"}
+	}
+	p.syncURL(pn.Link)
+}
+
+// refresh takes a panel now, after a command, and shows it. It runs in
+// ctx.Async.
+func (p *Play) refresh(ctx app.Context) {
+	pn := p.sess.Panel()
+	sc, preset := p.sess.Scenario()
+	ctx.Dispatch(func(app.Context) { p.apply(pn, sc, preset) })
+}
+
+// command runs do, which calls into the session, in ctx.Async; a problem
+// becomes the notice, success shows ok if it is not empty.
+func (p *Play) command(ctx app.Context, ok string, do func() error) {
+	if p.sess == nil {
+		return
+	}
+	ctx.Async(func() {
+		err := do()
+		ctx.Dispatch(func(app.Context) {
+			switch {
+			case err != nil:
+				p.fail(err)
+			case ok != "":
+				p.notice = notice{ok, "ok"}
+			}
+		})
+		p.refresh(ctx)
+	})
+}
+
+func (p *Play) fail(err error) {
+	msg := err.Error()
+	var inv *sim.InvalidError
+	if errors.As(err, &inv) && len(inv.Problems) > 1 {
+		msg = strings.Join(inv.Problems, " · ")
+	}
+	// Errors are written lower-case; a notice is a sentence. A first word
+	// that names something (a file, a task) stays as it is.
+	if first, _, _ := strings.Cut(msg, " "); msg != "" && msg[0] >= 'a' && msg[0] <= 'z' && !strings.ContainsAny(first, ".0123456789") {
+		msg = strings.ToUpper(msg[:1]) + msg[1:]
+	}
+	p.notice = notice{msg, "error"}
+}
+
+// load replaces the scenario and starts it playing from 0.
+func (p *Play) load(ctx app.Context, sc sim.Scenario, preset, ok string) {
+	p.command(ctx, ok, func() error {
+		if err := p.sess.Load(sc, preset); err != nil {
+			return err
+		}
+		return p.sess.SetPlaying(true)
+	})
+}
+
+// edit changes the scenario's setup with change and restarts the run.
+func (p *Play) edit(ctx app.Context, change func(*sim.Scenario)) {
+	sc := cloneScenario(p.sc)
+	change(&sc)
+	fitScenario(&sc)
+	p.load(ctx, sc, presetFor(sc), "")
+}
+
+// fitScenario adjusts the work of a scenario whose setup changed so that
+// it still runs: a keyed burst needs keys, consumers need a consumer, a
+// semaphore task cannot weigh more than the limit.
+func fitScenario(sc *sim.Scenario) {
+	if sc.Primitive != sim.Keyed && sc.Limit < 1 {
+		sc.Limit = 1
+	}
+	if sc.Primitive == sim.Consume && len(sc.Consumers) == 0 {
+		sc.Consumers = []sim.Consumer{{Concurrency: 2, Priority: 1}, {Concurrency: 2}}
+	}
+	for i := range sc.Bursts {
+		b := &sc.Bursts[i]
+		if sc.Primitive == sim.Keyed && b.Keys < 1 {
+			b.Keys = 4
+		}
+		if sc.Primitive == sim.Semaphore && b.Weight > sc.Limit {
+			b.Weight = sc.Limit
+		}
+		if sc.Primitive == sim.Consume && b.Consumer > len(sc.Consumers) {
+			b.Consumer = 0
+		}
+	}
+	for i := 0; i < len(sc.Actions); i++ {
+		if sc.Primitive == sim.Keyed && sc.Actions[i].Do == sim.ActionLimit {
+			sc.Actions = append(sc.Actions[:i], sc.Actions[i+1:]...)
+			i--
+		}
+	}
+}
+
+// hostCommand runs a command of the page that frames the embed, and
+// answers it. It runs in ctx.Async.
+func (p *Play) hostCommand(ctx app.Context, m hostMessage) {
+	if p.sess == nil {
+		return
+	}
+	var err error
+	switch m.Kind {
+	case "ping":
+		postToParent(map[string]any{"sluice": "pong", "version": sim.Version, "phase": p.sess.Phase()})
+		return
+	case "play":
+		if m.Speed != 0 {
+			p.sess.SetSpeed(m.Speed)
+		}
+		err = p.sess.SetPlaying(true)
+	case "pause":
+		err = p.sess.SetPlaying(false)
+	case "load":
+		err = p.hostLoad(m)
+	default:
+		err = fmt.Errorf("unknown command %q: send ping, play, pause or load", truncate(m.Kind, 40))
+	}
+	if err != nil {
+		postToParent(map[string]any{"sluice": "error", "message": err.Error()})
+		ctx.Dispatch(func(app.Context) { p.fail(err) })
+	} else {
+		sc, preset := p.sess.Scenario()
+		postToParent(map[string]any{"sluice": "state", "phase": p.sess.Phase(), "primitive": sc.Primitive, "preset": preset})
+	}
+	p.refresh(ctx)
+}
+
+func (p *Play) hostLoad(m hostMessage) error {
+	var sc sim.Scenario
+	preset := m.Preset
+	switch {
+	case m.Preset != "":
+		ps, ok := sim.PresetByID(m.Preset)
+		if !ok {
+			return fmt.Errorf("there is no preset %q", truncate(m.Preset, 40))
+		}
+		sc = ps.Scenario
+	case m.Scenario != "":
+		var err error
+		if sc, err = sim.Decode(m.Scenario); err != nil {
+			return err
+		}
+		preset = presetFor(sc)
+	default:
+		return errors.New("load needs a preset or a scenario")
+	}
+	if err := p.sess.Load(sc, preset); err != nil {
+		return err
+	}
+	return p.sess.SetPlaying(true)
+}
+
+// Event handlers. Each runs on the UI goroutine and never blocks.
+
+func (p *Play) onPreset(id string) app.EventHandler {
+	return func(ctx app.Context, e app.Event) {
+		ps, ok := sim.PresetByID(id)
+		if !ok {
+			return
+		}
+		p.preset = id
+		p.notice = notice{}
+		p.form = defaultBurst()
+		p.limitNow = max(ps.Scenario.Limit, 1)
+		p.load(ctx, ps.Scenario, id, "")
+	}
+}
+
+func (p *Play) onPresetSelect(ctx app.Context, e app.Event) {
+	p.onPreset(ctx.JSSrc().Get("value").String())(ctx, e)
+}
+
+func (p *Play) onPlay(ctx app.Context, e app.Event) {
+	on := p.panel.Phase != "playing"
+	p.command(ctx, "", func() error { return p.sess.SetPlaying(on) })
+}
+
+func (p *Play) onStep(ctx app.Context, e app.Event) {
+	p.command(ctx, "", func() error {
+		if !p.sess.Step() {
+			return errors.New("nothing is left to happen: add work to run more")
+		}
+		return nil
+	})
+}
+
+// The speed slider is logarithmic: 0 is 0.1×, 50 is 1×, 100 is 10×.
+func speedFromSlider(v float64) float64 {
+	s := clampSpeed(sliderPow(v))
+	// Two significant digits read well.
+	digits := 1
+	if s < 1 {
+		digits = 2
+	}
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(s, 'f', digits, 64), 64)
+	return clampSpeed(f)
+}
+
+func sliderFromSpeed(s float64) int {
+	if s == 0 {
+		s = 1
+	}
+	return int(sliderLog(clampSpeed(s)) + 0.5)
+}
+
+func (p *Play) onSpeed(ctx app.Context, e app.Event) {
+	v, err := strconv.ParseFloat(ctx.JSSrc().Get("value").String(), 64)
+	if err != nil {
+		return
+	}
+	speed := speedFromSlider(v)
+	p.sc.Speed = speed
+	p.command(ctx, "", func() error { p.sess.SetSpeed(speed); return nil })
+}
+
+// spans are the timeline windows the person can choose.
+var spans = []time.Duration{2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute}
+
+func (p *Play) onSpan(ctx app.Context, e app.Event) {
+	d, err := time.ParseDuration(ctx.JSSrc().Get("value").String())
+	if err != nil || d <= 0 {
+		return
+	}
+	p.span = d
+	p.drv.span.Store(int64(d))
+}
+
+func (p *Play) onReset(ctx app.Context, e app.Event) {
+	p.notice = notice{}
+	p.command(ctx, "", func() error {
+		if err := p.sess.Reset(); err != nil {
+			return err
+		}
+		return p.sess.SetPlaying(true)
+	})
+}
+
+func (p *Play) onCancelAll(ctx app.Context, e app.Event) {
+	p.command(ctx, "Every waiting and running task was canceled.", p.sess.CancelAll)
+}
+
+func (p *Play) onDrain(ctx app.Context, e app.Event) {
+	p.command(ctx, "Draining: no new work is taken; the accepted work finishes.", p.sess.Drain)
+}
+
+func (p *Play) onClose(ctx app.Context, e app.Event) {
+	p.command(ctx, "Closed: waiting work was canceled without running, running work had its context canceled.", p.sess.CloseRun)
+}
+
+func (p *Play) onSetLimit(ctx app.Context, e app.Event) {
+	n := p.limitNow
+	p.command(ctx, fmt.Sprintf("The limit is now %d.", n), func() error { return p.sess.SetLimit(n) })
+}
+
+func (p *Play) onCancelTask(ctx app.Context, e app.Event) {
+	name := strings.TrimSpace(p.cancel)
+	if name == "" {
+		p.fail(errors.New("type a task's name, such as t7, or click its bar on the timeline"))
+		return
+	}
+	p.command(ctx, name+" was canceled.", func() error { return p.sess.Cancel(name) })
+}
+
+func (p *Play) onAddOne(ctx app.Context, e app.Event) {
+	b := p.form
+	b.Count = 1
+	p.submit(ctx, b)
+}
+
+func (p *Play) onAddBurst(ctx app.Context, e app.Event) {
+	p.submit(ctx, p.form)
+}
+
+func (p *Play) submit(ctx app.Context, b sim.Burst) {
+	if p.sc.Primitive != sim.Keyed {
+		b.Keys = 0
+	}
+	if p.sc.Primitive != sim.Semaphore {
+		b.Weight = 0
+	}
+	if p.sc.Primitive != sim.Consume {
+		b.Consumer = 0
+	}
+	ok := fmt.Sprintf("Added %s %s.", formatCount(b.Count), plural(b.Count, "task", "tasks"))
+	p.command(ctx, ok, func() error { return p.sess.Submit(b) })
+}
+
+func (p *Play) onDismiss(ctx app.Context, e app.Event) { p.notice = notice{} }
+
+func (p *Play) onCopyLink(ctx app.Context, e app.Event) {
+	path, _, _ := location()
+	p.share = p.shareURL(path)
+	p.copy(ctx, p.share, "Link copied: it opens this scenario as it is now.")
+}
+
+func (p *Play) onCopyEmbed(ctx app.Context, e app.Event) {
+	path, _, _ := location()
+	src := embedURL(path) + "?v=" + strconv.Itoa(sim.Version) + sim.LinkPrefix + p.link
+	p.snippet = embedSnippet(src)
+	p.copy(ctx, p.snippet, "Embed snippet copied: paste it into a documentation page.")
+}
+
+// embedSnippet is the HTML that embeds the playground at src in a page:
+// an iframe, and a script that fits its height to what the embed reports.
+func embedSnippet(src string) string {
+	return `<iframe class="sluice-embed" src="` + htmlAttr(src) + `" width="100%" height="420" loading="lazy" title="Sluice playground"></iframe>
+<script>
+  addEventListener("message", (e) => {
+    if (!e.data || e.data.sluice !== "height") return;
+    for (const f of document.querySelectorAll("iframe.sluice-embed"))
+      if (f.contentWindow === e.source) f.height = e.data.height;
+  });
+</script>`
+}
+
+func htmlAttr(s string) string {
+	r := strings.NewReplacer(`&`, "&amp;", `"`, "&quot;", `<`, "&lt;", `>`, "&gt;")
+	return r.Replace(s)
+}
+
+// copy puts text on the clipboard; the text also shows in the page, so
+// that it can be copied by hand when the browser refuses.
+func (p *Play) copy(ctx app.Context, text, ok string) {
+	copyText(text, func(err error) {
+		// A promise callback: hand the outcome over and return.
+		ctx.Async(func() {
+			ctx.Dispatch(func(app.Context) {
+				if err != nil {
+					p.notice = notice{"The browser did not let the page copy: select the text below and copy it.", "info"}
+				} else {
+					p.notice = notice{ok, "ok"}
+				}
+			})
+		})
+	})
+}
+
+func (p *Play) onBackToLive(ctx app.Context, e app.Event) {
+	p.notice = notice{}
+	p.command(ctx, "", func() error { p.sess.BackToLive(); return nil })
+}
+
+// traceBytes writes the session's trace. It runs in ctx.Async.
+func (p *Play) traceBytes() ([]byte, string, error) {
+	var buf bytes.Buffer
+	if err := p.sess.WriteTrace(&buf); err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), p.sess.TraceName(), nil
+}

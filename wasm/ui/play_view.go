@@ -1,0 +1,810 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v9/pkg/app"
+
+	"sluice/core"
+	"sluice/wasm/sim"
+)
+
+func sliderPow(v float64) float64 { return math.Pow(10, (v-50)/50) }
+func sliderLog(s float64) float64 { return 50*math.Log10(s) + 50 }
+
+// primitiveTitles names the primitives as the page offers them.
+var primitiveTitles = map[string]string{
+	sim.Semaphore: "Semaphore",
+	sim.WorkQueue: "WorkQueue",
+	sim.Processor: "Processor",
+	sim.Keyed:     "KeyedQueue",
+	sim.Consume:   "Consume",
+}
+
+// Render draws the playground. Before the wasm mounts (server-side
+// pre-rendering) it shows the first preset's frame with its controls off.
+func (p *Play) Render() app.UI {
+	sc, preset := p.sc, p.preset
+	phase := "loading"
+	if p.mounted {
+		phase = p.panel.Phase
+	} else {
+		def := sim.Presets()[0]
+		sc, preset = def.Scenario, def.ID
+	}
+	class := "play"
+	if p.Embed {
+		class += " play-embed"
+	}
+	body := []app.UI{p.renderTransport(sc, preset, phase), p.renderNotice()}
+	if p.Embed {
+		body = append(body,
+			p.renderTimeline(sc, preset, phase),
+			p.renderCounters(sc, true),
+			app.Div().Class("embed-foot").Body(
+				app.Span().Class("muted").Text("Real core primitives, running in this frame."),
+				app.A().ID("open-playground").Href(p.openHref()).Target("_blank").Rel("noopener").Text("Open in the playground ↗"),
+			),
+		)
+	} else {
+		body = append(body, app.Div().Class("play-body").Body(
+			p.renderSide(sc, preset),
+			app.Div().Class("play-main").Body(
+				p.renderTimeline(sc, preset, phase),
+				p.renderCounters(sc, false),
+				p.renderDetails(),
+				p.renderShare(),
+			),
+		))
+	}
+	return app.Div().
+		ID("playground").
+		Class(class).
+		DataSet("mounted", strconv.FormatBool(p.mounted)).
+		DataSet("phase", phase).
+		DataSet("primitive", sc.Primitive).
+		DataSet("preset", preset).
+		Body(body...)
+}
+
+func (p *Play) openHref() string {
+	if p.link == "" {
+		return PathPlayground
+	}
+	return PathPlayground + "?v=" + strconv.Itoa(sim.Version) + sim.LinkPrefix + p.link
+}
+
+func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
+	live := p.mounted && phase != "replay"
+	playLabel, playClass := "▶ Play", "btn btn-primary"
+	switch phase {
+	case "playing":
+		playLabel = "❚❚ Pause"
+	case "finished":
+		playLabel = "↻ Run again"
+	}
+	speed := sc.Speed
+	if speed == 0 {
+		speed = 1
+	}
+	var presetPicker app.UI
+	if p.Embed {
+		presetPicker = app.Select().ID("preset").Class("select").Disabled(!live).OnChange(p.onPresetSelect).Body(
+			p.presetOptions(preset)...,
+		)
+	}
+	spanOptions := make([]app.UI, len(spans))
+	span := p.span
+	if span == 0 {
+		span = defaultSpan
+	}
+	for i, d := range spans {
+		spanOptions[i] = app.Option().Value(d.String()).Selected(d == span).Text(formatClock(d))
+	}
+	return app.Div().Class("transport").Body(
+		app.Button().ID("play").Class(playClass).Disabled(!live).Text(playLabel).OnClick(p.onPlay),
+		app.Button().ID("step").Class("btn").Disabled(!live).
+			Title("%s", "Pause and fire the next event: a burst, an action, a task ending, a timer").
+			Text("Step").OnClick(p.onStep),
+		app.Label().Class("speed").Body(
+			app.Span().Class("control-label").Text("Speed"),
+			app.Input().Type("range").ID("speed").Min(0).Max(100).Step(1).
+				Value(sliderFromSpeed(speed)).Disabled(!live).OnInput(p.onSpeed),
+			app.Output().ID("speed-value").Class("speed-value").Text(formatSpeed(speed)),
+		),
+		app.If(!p.Embed, app.Label().Class("span").Body(
+			app.Span().Class("control-label").Text("Window"),
+			app.Select().ID("window").Class("select").Disabled(!p.mounted).OnChange(p.onSpan).Body(spanOptions...),
+		)),
+		presetPicker,
+		app.Div().Class("clock").Body(
+			app.Span().ID("clock").Class("clock-time").Text("t = "+formatClock(p.panel.Now.Round(10*time.Millisecond))),
+			app.Span().ID("phase").Class("badge badge-"+phase).Text(phaseLabel(phase)),
+		),
+	)
+}
+
+func phaseLabel(phase string) string {
+	switch phase {
+	case "playing":
+		return "playing"
+	case "paused":
+		return "paused"
+	case "finished":
+		return "finished"
+	case "replay":
+		return "trace, read-only"
+	}
+	return "loading"
+}
+
+func (p *Play) presetOptions(selected string) []app.UI {
+	var opts []app.UI
+	if selected == "" {
+		opts = append(opts, app.Option().Value("").Selected(true).Text("Custom scenario"))
+	}
+	for _, ps := range sim.Presets() {
+		opts = append(opts, app.Option().Value(ps.ID).Selected(ps.ID == selected).Text(ps.Title))
+	}
+	return opts
+}
+
+func (p *Play) renderNotice() app.UI {
+	if p.notice.Text == "" {
+		return app.Div().ID("message").Class("notice notice-none").DataSet("kind", "none").Aria("live", "polite")
+	}
+	return app.Div().ID("message").Class("notice notice-"+p.notice.Kind).DataSet("kind", p.notice.Kind).
+		Role("%s", noticeRole(p.notice.Kind)).Body(
+		app.Span().Class("notice-text").Text(p.notice.Text),
+		app.Button().ID("dismiss").Class("notice-close").Aria("label", "Dismiss").Text("×").OnClick(p.onDismiss),
+	)
+}
+
+func noticeRole(kind string) string {
+	if kind == "error" {
+		return "alert"
+	}
+	return "status"
+}
+
+func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
+	var head app.UI
+	switch {
+	case phase == "replay":
+		head = app.Div().Class("view-head").Body(
+			app.Div().Body(
+				app.H2().Text("Trace: "+p.panel.Replay),
+				app.P().Class("muted").Text("A loaded trace, shown read-only: hover a bar for its details. Its times are relative to its first event."),
+			),
+			app.Button().ID("back-to-live").Class("btn").Text("Back to live").OnClick(p.onBackToLive),
+		)
+	case p.Embed:
+		head = nil
+	default:
+		title, desc := "Custom scenario", "Your own setup and work: the link carries all of it."
+		if ps, ok := sim.PresetByID(preset); ok {
+			title, desc = ps.Title, ps.Description
+		}
+		head = app.Div().Class("view-head").Body(
+			app.Div().Body(
+				app.H2().ID("scenario-title").Text(title),
+				app.P().Class("muted").Text(desc),
+			),
+			app.Span().Class("tag").Text(primitiveTitles[sc.Primitive]+signature(sc)),
+		)
+	}
+	return app.Section().Class("view").Body(
+		head,
+		app.Div().Class("canvas-wrap").Body(
+			app.Canvas().ID("timeline").Class("timeline").
+				Aria("label", "Timeline of the run: lanes with a bar per task, the waiting queue by priority, and counter tracks").
+				Role("%s", "img"),
+		),
+		p.renderLegend(sc),
+	)
+}
+
+// signature is the constructor call the scenario's primitive is made
+// with, as a reader would write it.
+func signature(sc sim.Scenario) string {
+	var opts []string
+	switch sc.Primitive {
+	case sim.Semaphore:
+		if sc.AgingMS > 0 {
+			opts = append(opts, "WithAging("+formatClock(time.Duration(sc.AgingMS)*time.Millisecond)+")")
+		}
+		return fmt.Sprintf("(%d%s)", sc.Limit, optList(opts))
+	case sim.WorkQueue, sim.Processor:
+		if sc.Capacity > 0 {
+			opts = append(opts, "WithCapacity("+strconv.Itoa(sc.Capacity)+")")
+		}
+		return fmt.Sprintf("(%d%s)", sc.Limit, optList(opts))
+	case sim.Keyed:
+		if sc.Limit > 0 {
+			opts = append(opts, "WithParallelism("+strconv.Itoa(sc.Limit)+")")
+		}
+		if sc.IdleMS > 0 {
+			opts = append(opts, "WithIdleTimeout("+formatClock(time.Duration(sc.IdleMS)*time.Millisecond)+")")
+		}
+		return "(" + strings.TrimPrefix(optList(opts), ", ") + ")"
+	case sim.Consume:
+		return fmt.Sprintf(" ×%d, WithSemaphore(NewSemaphore(%d))", len(sc.Consumers), sc.Limit)
+	}
+	return ""
+}
+
+func optList(opts []string) string {
+	if len(opts) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(opts, ", ")
+}
+
+func (p *Play) renderLegend(sc sim.Scenario) app.UI {
+	var items []app.UI
+	swatch := func(class, label string) app.UI {
+		return app.Span().Class("legend-item").Body(app.Span().Class("swatch "+class), app.Text(label))
+	}
+	if sc.ColorBy == "key" {
+		items = append(items, swatch("sw-key", "colour: key"))
+	} else {
+		items = append(items, swatch("sw-high", "High"), swatch("sw-normal", "Normal"), swatch("sw-low", "Low"))
+	}
+	items = append(items,
+		swatch("sw-running", "running (strong)"),
+		swatch("sw-failed", "failed"),
+		swatch("sw-panicked", "panicked"),
+		swatch("sw-canceled", "canceled"),
+		swatch("sw-limit", "limit"),
+	)
+	if !p.Embed {
+		items = append(items, app.Span().Class("legend-hint").Text("Hover a bar for details; click a waiting or running task to cancel it."))
+	}
+	return app.Div().Class("legend").Body(items...)
+}
+
+func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
+	pn := p.panel
+	limit := "no limit"
+	if pn.Limit > 0 {
+		limit = "limit " + strconv.Itoa(pn.Limit)
+	}
+	inFlight, inFlightOf := pn.MaxRunning, limit
+	if sc.Primitive == sim.Semaphore && pn.Phase != "replay" {
+		inFlight = int(pn.MaxTokens)
+		inFlightOf = "tokens, " + limit
+	}
+	over := pn.MaxLimit > 0 && inFlight > pn.MaxLimit
+	waiting := ""
+	if pn.Scheduled > 0 {
+		waiting = "+" + formatCount(pn.Scheduled) + " scheduled"
+	}
+	canceled := ""
+	if pn.Withdrawn > 0 {
+		canceled = "+" + formatCount(pn.Withdrawn) + " before submit"
+	}
+	running := "of " + strings.TrimPrefix(limit, "limit ")
+	if pn.Limit <= 0 {
+		running = "no limit"
+	}
+	cards := []app.UI{
+		counter("running", "running", pn.Running, running, ""),
+		counter("waiting", "waiting", pn.Waiting, waiting, ""),
+		counter("done", "done", pn.Succeeded, "succeeded", ""),
+		counter("failed", "failed", pn.Failed, "returned an error", "bad"),
+		counter("canceled", "canceled", pn.Canceled, canceled, ""),
+		counter("panicked", "panicked", pn.Panicked, "recovered", "bad"),
+	}
+	state := ""
+	if over {
+		state = "bad"
+	}
+	cards = append(cards, counter("max-in-flight", "max in flight", inFlight, inFlightOf, state))
+	if !compact {
+		cards = append(cards,
+			counter("refused", "refused", pn.Refused, "ErrFull / ErrClosed", ""),
+			textCounter("throughput", "throughput", formatRate(pn.Throughput), "tasks ended, last 10 s"),
+			textCounter("oldest-wait", "oldest wait", formatSpan(pn.OldestWait), "age of the oldest waiter"),
+			counter("goroutines", "goroutines", pn.Goroutines, "live in this tab", ""),
+		)
+		if sc.Primitive == sim.Keyed || pn.Phase == "replay" && pn.Lanes > 0 {
+			cards = append(cards, counter("lanes", "live lanes", pn.Lanes, "keys with a lane", ""))
+		}
+	}
+	class := "counters"
+	if compact {
+		class += " counters-compact"
+	}
+	return app.Div().ID("stats").Class(class).DataSets(map[string]any{
+		"tasks":       pn.Tasks,
+		"scheduled":   pn.Scheduled,
+		"waiting":     pn.Waiting,
+		"running":     pn.Running,
+		"succeeded":   pn.Succeeded,
+		"failed":      pn.Failed,
+		"canceled":    pn.Canceled,
+		"panicked":    pn.Panicked,
+		"refused":     pn.Refused,
+		"withdrawn":   pn.Withdrawn,
+		"max-running": pn.MaxRunning,
+		"max-tokens":  pn.MaxTokens,
+		"limit":       pn.Limit,
+		"max-limit":   pn.MaxLimit,
+		"lanes":       pn.Lanes,
+		"goroutines":  pn.Goroutines,
+		"finished":    strconv.FormatBool(pn.Finished),
+		"now-ms":      pn.Now.Milliseconds(),
+		"trace-tasks": pn.Trace.Submitted,
+		"trace-done":  pn.Trace.Succeeded,
+		"trace-fail":  pn.Trace.Failed,
+		"trace-cncl":  pn.Trace.Canceled,
+		"trace-panic": pn.Trace.Panicked,
+		"trace-max":   pn.Trace.MaxRunning,
+		"link":        pn.Link,
+	}).Body(cards...)
+}
+
+func counter(id, label string, value int, of, state string) app.UI {
+	return counterCard(id, label, formatCount(value), strconv.Itoa(value), of, state)
+}
+
+func textCounter(id, label, value, of string) app.UI {
+	return counterCard(id, label, value, value, of, "")
+}
+
+func counterCard(id, label, shown, value, of, state string) app.UI {
+	class := "counter"
+	if state != "" && value != "0" {
+		class += " counter-" + state
+	}
+	return app.Div().Class(class).Body(
+		app.Span().Class("counter-label").Text(label),
+		app.Span().ID("c-"+id).Class("counter-value").DataSet("value", value).Text(shown),
+		app.Span().Class("counter-of").Text(of),
+	)
+}
+
+func (p *Play) renderDetails() app.UI {
+	pn := p.panel
+	rows := []app.UI{app.Tr().Body(
+		app.Th().Text("priority"), app.Th().Text("tasks"), app.Th().Text("p50"), app.Th().Text("p95"), app.Th().Text("max"),
+	)}
+	for _, w := range pn.Waits {
+		rows = append(rows, app.Tr().DataSet("priority", int(w.Priority)).Body(
+			app.Td().Body(app.Span().Class("dot dot-"+prioClass(w.Priority)), app.Text(priorityName(w.Priority))),
+			app.Td().Text(formatCount(w.Count)),
+			app.Td().Class("num").Text(formatSpan(w.P50)),
+			app.Td().Class("num").Text(formatSpan(w.P95)),
+			app.Td().Class("num").Text(formatSpan(w.Max)),
+		))
+	}
+	if len(pn.Waits) == 0 {
+		rows = append(rows, app.Tr().Body(app.Td().ColSpan(5).Class("muted").Text("No task has started yet.")))
+	}
+	var log []app.UI
+	for i := len(pn.Log) - 1; i >= 0; i-- {
+		e := pn.Log[i]
+		what := e.Name
+		if what == "" && e.Task != 0 {
+			what = "#" + strconv.FormatUint(e.Task, 10)
+		}
+		detail := logDetail(pn.Primitive, e.Kind, e.Key, e.Lane, e.Weight, e.Priority, e.Err)
+		log = append(log, app.Li().Class("log-"+eventVerbClass(e.Kind)).Body(
+			app.Span().Class("log-time").Text(formatClock(e.Time.Sub(pn.Origin).Round(time.Millisecond))),
+			app.Span().Class("log-task").Text(what),
+			app.Span().Class("log-kind").Text(eventVerb(e.Kind)),
+			app.Span().Class("log-detail").Text(detail),
+		))
+	}
+	if len(log) == 0 {
+		log = append(log, app.Li().Class("muted").Text("No events yet."))
+	}
+	var msgs []app.UI
+	for i := len(pn.Messages) - 1; i >= 0; i-- {
+		m := pn.Messages[i]
+		class := "msg"
+		if m.Error {
+			class += " msg-error"
+		}
+		msgs = append(msgs, app.Li().Class(class).Body(
+			app.Span().Class("log-time").Text(formatClock(m.At.Round(time.Millisecond))),
+			app.Span().Class("msg-text").Text(m.Text),
+		))
+	}
+	if len(msgs) == 0 {
+		msgs = append(msgs, app.Li().Class("muted").Text("Failures, refusals and changes of limit show here."))
+	}
+	unlinked := app.UI(nil)
+	if pn.Unlinked != "" {
+		unlinked = app.P().ID("unlinked").Class("note-warn").Text("About the link: " + pn.Unlinked + ".")
+	}
+	return app.Div().Class("details").Body(
+		app.Section().Class("card").Body(
+			app.H3().Text("Wait before start, per priority"),
+			app.Table().ID("waits").Class("waits").Body(app.TBody().Body(rows...)),
+			app.P().Class("muted small").Text("Over the last 1,000 tasks of each priority that started; virtual time."),
+		),
+		app.Section().Class("card").Body(
+			app.H3().Text("Event log"),
+			app.Ol().ID("log").Class("log").Body(log...),
+		),
+		app.Section().Class("card").Body(
+			app.H3().Text("Messages"),
+			app.Ul().ID("messages").Class("log").Body(msgs...),
+			unlinked,
+		),
+	)
+}
+
+func prioClass(p core.Priority) string {
+	switch {
+	case p > core.High:
+		return "higher"
+	case p == core.High:
+		return "high"
+	case p == core.Normal:
+		return "normal"
+	case p == core.Low:
+		return "low"
+	}
+	return "lower"
+}
+
+func eventVerbClass(k core.EventKind) string {
+	switch k {
+	case core.Failed, core.Panicked:
+		return "bad"
+	case core.Canceled:
+		return "canceled"
+	case core.Started:
+		return "start"
+	case core.Finished:
+		return "ok"
+	}
+	return "other"
+}
+
+// logDetail says what the event log shows of an event besides its task and
+// kind. Only the queues' events say which worker slot a task runs on; a
+// semaphore's holders have none.
+func logDetail(primitive string, k core.EventKind, key string, lane int, weight int64, prio core.Priority, err string) string {
+	var parts []string
+	switch k {
+	case core.Resized:
+		return "limit " + strconv.FormatInt(weight, 10)
+	case core.LaneCreated, core.LaneEvicted:
+		return key
+	case core.Enqueued, core.Waiting:
+		parts = append(parts, priorityName(prio))
+	case core.Started:
+		switch {
+		case key != "":
+			parts = append(parts, key)
+		case primitive == sim.WorkQueue || primitive == sim.Processor:
+			parts = append(parts, "slot "+strconv.Itoa(lane+1))
+		}
+	}
+	if weight > 1 {
+		parts = append(parts, "weight "+strconv.FormatInt(weight, 10))
+	}
+	if err != "" {
+		parts = append(parts, truncate(err, 80))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func (p *Play) renderShare() app.UI {
+	live := p.mounted
+	var out []app.UI
+	if p.share != "" {
+		out = append(out, app.Label().Class("field field-wide").Body(
+			app.Span().Class("field-label").Text("Link to this scenario"),
+			app.Input().Type("text").ID("share-link").Class("mono").ReadOnly(true).Value(p.share),
+		))
+	}
+	if p.snippet != "" {
+		out = append(out, app.Label().Class("field field-wide").Body(
+			app.Span().Class("field-label").Text("Embed snippet"),
+			app.Textarea().ID("embed-snippet").Class("mono").ReadOnly(true).Rows(8).Text(p.snippet),
+		))
+	}
+	if p.reading != "" {
+		out = append(out, app.P().ID("reading").Class("muted").Text(p.reading))
+	}
+	return app.Section().Class("card share").Body(
+		app.H3().Text("Share and trace"),
+		app.Div().Class("share-buttons").Body(
+			app.Button().ID("copy-link").Class("btn").Disabled(!live).Text("Copy link").OnClick(p.onCopyLink),
+			app.Button().ID("copy-embed").Class("btn").Disabled(!live).Text("Copy embed snippet").OnClick(p.onCopyEmbed),
+			app.Button().ID("download-trace").Class("btn").Disabled(!live).
+				Title("%s", "Chrome Trace Event JSON: open it in ui.perfetto.dev or chrome://tracing").
+				Text("Download trace").OnClick(p.onDownload),
+			app.Label().Class("btn file-btn").For("load-trace").Body(
+				app.Text("Load trace…"),
+				app.Input().Type("file").ID("load-trace").Class("file-input").Accept("%s", ".json,application/json").
+					Disabled(!live).OnChange(p.onLoadTrace),
+			),
+		),
+		app.P().Class("muted small").Text("The link holds the whole scenario, your bursts and clicks included, so it replays the run. "+
+			"A trace opens in Perfetto; a trace loaded here replays read-only."),
+		app.Div().Class("share-out").Body(out...),
+	)
+}
+
+// renderSide draws the left column: presets, setup, work and run
+// controls.
+func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
+	return app.Aside().Class("side").Body(
+		p.renderPresets(preset),
+		p.renderSetup(sc),
+		p.renderCompose(sc),
+		p.renderRun(sc),
+	)
+}
+
+func (p *Play) renderPresets(selected string) app.UI {
+	var items []app.UI
+	for _, ps := range sim.Presets() {
+		class := "preset"
+		if ps.ID == selected {
+			class += " preset-active"
+		}
+		items = append(items, app.Button().ID("preset-"+ps.ID).Class(class).Disabled(!p.mounted).
+			DataSet("preset", ps.ID).OnClick(p.onPreset(ps.ID), ps.ID).Body(
+			app.Span().Class("preset-title").Text(ps.Title),
+			app.Span().Class("preset-kind").Text(primitiveTitles[ps.Scenario.Primitive]),
+		))
+	}
+	return app.Section().Class("card").Body(
+		app.H3().Text("Presets"),
+		app.Div().Class("presets").Body(items...),
+	)
+}
+
+// numField is a labelled number input whose change calls set with the
+// number, or shows a notice when it is not one.
+func (p *Play) numField(id, label, hint string, value, lo, hi int, set func(ctx app.Context, n int)) app.UI {
+	var hintUI app.UI
+	if hint != "" {
+		hintUI = app.Span().Class("field-hint").Text(hint)
+	}
+	return app.Label().Class("field").Body(
+		app.Span().Class("field-label").Text(label),
+		app.Input().Type("number").ID(id).Class("input").Min(lo).Max(hi).Step(1).Value(value).
+			Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
+			s := strings.TrimSpace(ctx.JSSrc().Get("value").String())
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				p.fail(fmt.Errorf("%s must be a whole number; %q is not one", strings.ToLower(label), truncate(s, 20)))
+				return
+			}
+			set(ctx, n)
+		}, id),
+		hintUI,
+	)
+}
+
+func (p *Play) renderSetup(sc sim.Scenario) app.UI {
+	var prims []app.UI
+	for _, pr := range sim.Primitives {
+		prims = append(prims, app.Option().Value(pr).Selected(pr == sc.Primitive).Text(primitiveTitles[pr]))
+	}
+	fields := []app.UI{
+		app.Label().Class("field").Body(
+			app.Span().Class("field-label").Text("Primitive"),
+			app.Select().ID("primitive").Class("select").Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
+				v := ctx.JSSrc().Get("value").String()
+				p.edit(ctx, func(sc *sim.Scenario) { sc.Primitive = v })
+			}, "primitive").Body(prims...),
+		),
+	}
+	lo, limitLabel, limitHint := 1, "Limit (tokens)", "core.NewSemaphore(n)"
+	switch sc.Primitive {
+	case sim.WorkQueue, sim.Processor:
+		limitLabel, limitHint = "Parallelism", "workers at once"
+	case sim.Keyed:
+		lo, limitLabel, limitHint = 0, "Parallelism across keys", "WithParallelism; 0: no limit"
+	case sim.Consume:
+		limitLabel, limitHint = "Shared semaphore tokens", "one global limit for every consumer"
+	}
+	fields = append(fields, p.numField("limit", limitLabel, limitHint, sc.Limit, lo, sim.MaxLimit, func(ctx app.Context, n int) {
+		p.edit(ctx, func(sc *sim.Scenario) { sc.Limit = n })
+	}))
+	switch sc.Primitive {
+	case sim.Semaphore:
+		fields = append(fields, p.numField("aging", "Aging step (ms)", "WithAging: a waiter rises one priority level per step; 0: off", sc.AgingMS, 0, sim.MaxAgingMS, func(ctx app.Context, n int) {
+			p.edit(ctx, func(sc *sim.Scenario) { sc.AgingMS = n })
+		}))
+	case sim.WorkQueue, sim.Processor:
+		fields = append(fields, p.numField("capacity", "Capacity", "WithCapacity: pending tasks held; 0: unbounded", sc.Capacity, 0, sim.MaxCapacity, func(ctx app.Context, n int) {
+			p.edit(ctx, func(sc *sim.Scenario) { sc.Capacity = n })
+		}))
+	case sim.Keyed:
+		fields = append(fields, p.numField("idle", "Idle timeout (ms)", "WithIdleTimeout: a key's lane is evicted after this long idle; 0: 30 s", sc.IdleMS, 0, sim.MaxIdleMS, func(ctx app.Context, n int) {
+			p.edit(ctx, func(sc *sim.Scenario) { sc.IdleMS = n })
+		}))
+	case sim.Consume:
+		fields = append(fields, p.renderConsumers(sc))
+	}
+	fields = append(fields,
+		p.numField("seed", "Random seed", "the same seed draws the same tasks", int(min(sc.Seed, 1<<53)), 0, 1<<53, func(ctx app.Context, n int) {
+			if n < 0 {
+				p.fail(fmt.Errorf("the seed must be 0 or more; it is %d", n))
+				return
+			}
+			p.edit(ctx, func(sc *sim.Scenario) { sc.Seed = uint64(n) })
+		}),
+		app.Label().Class("field").Body(
+			app.Span().Class("field-label").Text("Colour bars by"),
+			app.Select().ID("color-by").Class("select").Disabled(!p.mounted).OnChange(p.onColorBy, "color-by").Body(
+				app.Option().Value("priority").Selected(sc.ColorBy != "key").Text("priority"),
+				app.Option().Value("key").Selected(sc.ColorBy == "key").Text("key / consumer"),
+			),
+		),
+	)
+	return app.Section().Class("card").Body(
+		app.H3().Text("Setup"),
+		app.P().Class("muted small").Text("Changing the setup restarts the run with the same work."),
+		app.Div().Class("fields").Body(fields...),
+	)
+}
+
+func (p *Play) onColorBy(ctx app.Context, e app.Event) {
+	v := ctx.JSSrc().Get("value").String()
+	p.sc.ColorBy = v
+	p.command(ctx, "", func() error { p.sess.SetColorBy(v); return nil })
+}
+
+func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
+	var rows []app.UI
+	for i, c := range sc.Consumers {
+		prio := []app.UI{
+			app.Option().Value("1").Selected(c.Priority == 1).Text("High"),
+			app.Option().Value("0").Selected(c.Priority == 0).Text("Normal"),
+			app.Option().Value("-1").Selected(c.Priority == -1).Text("Low"),
+		}
+		rows = append(rows, app.Div().Class("consumer-row").Body(
+			app.Span().Class("consumer-name").Text(sim.ConsumerName(i)),
+			app.Input().Type("number").ID(fmt.Sprintf("consumer-%d-concurrency", i+1)).Class("input input-small").
+				Min(1).Max(sim.MaxConcurrency).Value(c.Concurrency).Title("%s", "WithConcurrency").Disabled(!p.mounted).
+				OnChange(func(ctx app.Context, e app.Event) {
+					n, err := strconv.Atoi(strings.TrimSpace(ctx.JSSrc().Get("value").String()))
+					if err != nil {
+						p.fail(fmt.Errorf("a consumer's concurrency must be a whole number"))
+						return
+					}
+					p.edit(ctx, func(sc *sim.Scenario) {
+						if i < len(sc.Consumers) {
+							sc.Consumers[i].Concurrency = n
+						}
+					})
+				}, "conc", i),
+			app.Select().ID(fmt.Sprintf("consumer-%d-priority", i+1)).Class("select select-small").Disabled(!p.mounted).
+				OnChange(func(ctx app.Context, e app.Event) {
+					n, _ := strconv.Atoi(ctx.JSSrc().Get("value").String())
+					p.edit(ctx, func(sc *sim.Scenario) {
+						if i < len(sc.Consumers) {
+							sc.Consumers[i].Priority = n
+						}
+					})
+				}, "prio", i).Body(prio...),
+			app.Button().Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) <= 1).Aria("label", "Remove "+sim.ConsumerName(i)).Text("×").
+				OnClick(func(ctx app.Context, e app.Event) {
+					p.edit(ctx, func(sc *sim.Scenario) {
+						if i < len(sc.Consumers) && len(sc.Consumers) > 1 {
+							sc.Consumers = append(sc.Consumers[:i], sc.Consumers[i+1:]...)
+						}
+					})
+				}, "remove", i),
+		))
+	}
+	return app.Div().Class("field").Body(
+		app.Span().Class("field-label").Text("Consumers (concurrency, priority)"),
+		app.Div().Class("consumers").Body(rows...),
+		app.Button().ID("add-consumer").Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) >= sim.MaxConsumers).
+			Text("+ consumer").OnClick(func(ctx app.Context, e app.Event) {
+			p.edit(ctx, func(sc *sim.Scenario) {
+				if len(sc.Consumers) < sim.MaxConsumers {
+					sc.Consumers = append(sc.Consumers, sim.Consumer{Concurrency: 2})
+				}
+			})
+		}),
+	)
+}
+
+func (p *Play) renderCompose(sc sim.Scenario) app.UI {
+	f := p.form
+	fields := []app.UI{
+		p.numField("burst-count", "Tasks", "1 to "+formatCount(sim.MaxTasks), f.Count, 1, sim.MaxTasks, func(_ app.Context, n int) { p.form.Count = n }),
+		app.Div().Class("field-row").Body(
+			p.numField("burst-min", "Shortest (ms)", "", f.MinMS, 1, sim.MaxDurationMS, func(_ app.Context, n int) { p.form.MinMS = n }),
+			p.numField("burst-max", "Longest (ms)", "", f.MaxMS, 1, sim.MaxDurationMS, func(_ app.Context, n int) { p.form.MaxMS = n }),
+		),
+	}
+	if sc.Primitive != sim.Consume {
+		fields = append(fields, app.Div().Class("field").Body(
+			app.Span().Class("field-label").Text("Priority mix (relative weights)"),
+			app.Div().Class("field-row field-row-3").Body(
+				p.numField("mix-low", "Low", "", f.Priority.Low, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Priority.Low = n }),
+				p.numField("mix-normal", "Normal", "", f.Priority.Normal, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Priority.Normal = n }),
+				p.numField("mix-high", "High", "", f.Priority.High, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Priority.High = n }),
+			),
+		))
+	}
+	fields = append(fields, app.Div().Class("field").Body(
+		app.Span().Class("field-label").Text("Outcome mix (relative weights)"),
+		app.Div().Class("field-row field-row-4").Body(
+			p.numField("mix-ok", "ok", "", f.Outcome.OK, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Outcome.OK = n }),
+			p.numField("mix-fail", "fail", "", f.Outcome.Fail, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Outcome.Fail = n }),
+			p.numField("mix-panic", "panic", "", f.Outcome.Panic, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Outcome.Panic = n }),
+			p.numField("mix-slow", "slow", "", f.Outcome.Slow, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Outcome.Slow = n }),
+		),
+	))
+	switch sc.Primitive {
+	case sim.Keyed:
+		fields = append(fields, p.numField("burst-keys", "Keys", "each task gets one of device-1 … device-N", f.Keys, 1, sim.MaxKeys, func(_ app.Context, n int) { p.form.Keys = n }))
+	case sim.Semaphore:
+		fields = append(fields, p.numField("burst-weight", "Weight (tokens per task)", "", max(f.Weight, 1), 1, sim.MaxLimit, func(_ app.Context, n int) { p.form.Weight = n }))
+	case sim.Consume:
+		opts := []app.UI{app.Option().Value("0").Selected(f.Consumer == 0).Text("spread over all")}
+		for i := range sc.Consumers {
+			opts = append(opts, app.Option().Value(strconv.Itoa(i+1)).Selected(f.Consumer == i+1).Text(sim.ConsumerName(i)))
+		}
+		fields = append(fields, app.Label().Class("field").Body(
+			app.Span().Class("field-label").Text("Send to"),
+			app.Select().ID("burst-consumer").Class("select").Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
+				p.form.Consumer, _ = strconv.Atoi(ctx.JSSrc().Get("value").String())
+			}, "burst-consumer").Body(opts...),
+		))
+	}
+	fields = append(fields, p.numField("burst-cancel-after", "Cancel after (ms)", "each task gives up this long after submit; 0: never", f.CancelAfterMS, 0, sim.MaxOffsetMS, func(_ app.Context, n int) { p.form.CancelAfterMS = n }))
+	replay := p.panel.Phase == "replay"
+	return app.Section().Class("card").Body(
+		app.H3().Text("Compose work"),
+		app.Div().Class("fields").Body(fields...),
+		app.Div().Class("buttons").Body(
+			app.Button().ID("add-one").Class("btn").Disabled(!p.mounted || replay).Text("Add 1 task").OnClick(p.onAddOne),
+			app.Button().ID("add-burst").Class("btn btn-primary").Disabled(!p.mounted || replay).Text("Add burst").OnClick(p.onAddBurst),
+		),
+	)
+}
+
+func (p *Play) renderRun(sc sim.Scenario) app.UI {
+	on := p.mounted && p.panel.Phase != "replay"
+	var limit app.UI
+	if sc.Primitive != sim.Keyed {
+		limit = app.Div().Class("inline-form").Body(
+			app.Input().Type("number").ID("limit-now").Class("input input-small").Min(1).Max(sim.MaxLimit).Value(p.limitNow).
+				Aria("label", "New limit").Disabled(!on).OnChange(func(ctx app.Context, e app.Event) {
+				n, err := strconv.Atoi(strings.TrimSpace(ctx.JSSrc().Get("value").String()))
+				if err != nil {
+					p.fail(fmt.Errorf("the new limit must be a whole number"))
+					return
+				}
+				p.limitNow = n
+			}, "limit-now"),
+			app.Button().ID("set-limit").Class("btn").Disabled(!on).Text("Set limit now").OnClick(p.onSetLimit),
+		)
+	}
+	return app.Section().Class("card").Body(
+		app.H3().Text("Run"),
+		app.Div().Class("buttons buttons-grid").Body(
+			app.Button().ID("cancel-all").Class("btn").Disabled(!on).Text("Cancel all").OnClick(p.onCancelAll),
+			app.Button().ID("drain").Class("btn").Disabled(!on).Text("Drain").OnClick(p.onDrain),
+			app.Button().ID("close").Class("btn btn-danger").Disabled(!on).Text("Close").OnClick(p.onClose),
+			app.Button().ID("reset").Class("btn").Disabled(!on).Text("↻ Reset").OnClick(p.onReset),
+		),
+		limit,
+		app.Div().Class("inline-form").Body(
+			app.Input().Type("text").ID("cancel-name").Class("input input-small").Placeholder("%s", "t7").Value(p.cancel).
+				Aria("label", "Task to cancel").Disabled(!on).OnChange(func(ctx app.Context, e app.Event) {
+				p.cancel = ctx.JSSrc().Get("value").String()
+			}, "cancel-name"),
+			app.Button().ID("cancel-task").Class("btn").Disabled(!on).Text("Cancel task").OnClick(p.onCancelTask),
+		),
+	)
+}

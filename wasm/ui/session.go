@@ -1,0 +1,731 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"sluice/core"
+	"sluice/core/trace"
+	"sluice/wasm/sim"
+)
+
+// Session is what one playground view runs: a scenario, the sim.Runner
+// that runs it through the real core primitive on a virtual clock, and the
+// trace.Recorder that observes that primitive; or, in replay, a trace read
+// from a file, shown read-only.
+//
+// The page takes frames (Frame) from one goroutine and makes every other
+// call from ctx.Async, never from an event handler: the methods that
+// change the run hold the session's mutex until the runner is at rest
+// again, which takes no virtual time but may take a few milliseconds of
+// real time. All methods are safe for concurrent use.
+//
+// A person's bursts and clicks (cancel all, drain, close, set limit) are
+// recorded in the scenario at the virtual time they happened, so that the
+// link replays them; what a link cannot hold is said by Panel.Unlinked.
+type Session struct {
+	mu       sync.Mutex
+	sc       sim.Scenario
+	preset   string // the preset the scenario came from; "" once edited or if none
+	run      *sim.Runner
+	rec      *trace.Recorder
+	playing  bool
+	finished bool        // the run had nothing left to do; play starts it again
+	queued   []sim.Burst // a person's burst, still to be handed to the runner
+	unlinked string      // why the link no longer replays the run exactly
+	maxLimit int         // the highest limit the run has had
+	refused  int         // refusals already reported through Panel.Alert
+	snap     *trace.Snapshot
+	replay   *replay
+}
+
+// replay is a trace loaded from a file.
+type replay struct {
+	name       string
+	rec        *trace.Recorder
+	snap       *trace.Snapshot
+	start, end time.Time
+}
+
+// ChunkSize is how many tasks of a person's burst are handed to the runner
+// per frame, so that a burst of 10,000 tasks never freezes the tab.
+const ChunkSize = 500
+
+// NewSession starts a session on sc, paused at virtual time 0. preset
+// names the preset sc came from, or is "". It returns the scenario's
+// problems, as sim.NewRunner does, when sc cannot run.
+func NewSession(sc sim.Scenario, preset string) (*Session, error) {
+	s := &Session{}
+	if err := s.load(sc, preset); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// load replaces the run with a new one of sc. It keeps the old run when sc
+// cannot run. s.mu must be held (or s not yet shared).
+func (s *Session) load(sc sim.Scenario, preset string) error {
+	rec := trace.NewRecorder(trace.Config{Name: "sluice " + sc.Primitive})
+	run, err := sim.NewRunner(sc, sim.Config{Observe: observer(rec, sc.Primitive)})
+	if err != nil {
+		return err
+	}
+	if sc.Limit > 0 {
+		// The recorder learns the limit from Resized events; the first
+		// one is the primitive's construction.
+		rec.Observe(core.Event{Kind: core.Resized, Time: sim.Epoch, Weight: int64(sc.Limit)})
+	}
+	s.stopRun()
+	s.sc, s.preset = run.Scenario(), preset
+	s.run, s.rec = run, rec
+	s.finished, s.queued, s.unlinked = false, nil, ""
+	s.maxLimit, s.refused = sc.Limit, 0
+	s.replay = nil
+	return nil
+}
+
+// observer returns the observer that feeds rec from a run of primitive.
+// Consume reports its messages with the consumer's name as Key and the
+// handler goroutine as Lane; the timeline gives each handler goroutine a
+// lane of its own, named "consumer-N · M".
+func observer(rec *trace.Recorder, primitive string) func(core.Event) {
+	if primitive != sim.Consume {
+		return rec.Observe
+	}
+	return func(e core.Event) {
+		if e.Task != 0 && e.Key != "" {
+			e.Key = consumerLane(e.Key, e.Lane)
+		}
+		rec.Observe(e)
+	}
+}
+
+// consumerLane names the lane of a consumer's handler goroutine.
+func consumerLane(consumer string, lane int) string {
+	return fmt.Sprintf("%s · %d", consumer, lane+1)
+}
+
+// consumerOf returns the consumer a lane key of consumerLane belongs to.
+func consumerOf(key string) string {
+	if c, _, ok := strings.Cut(key, " · "); ok {
+		return c
+	}
+	return key
+}
+
+// stopRun ends the current run and waits for its goroutines. s.mu must be
+// held.
+func (s *Session) stopRun() {
+	if s.run != nil {
+		s.run.Stop()
+		s.run.Wait()
+		s.run = nil
+	}
+}
+
+// Close ends the session's run and waits for its goroutines. The session
+// must not be used afterwards.
+func (s *Session) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopRun()
+}
+
+// Load replaces the scenario and starts it from virtual time 0, keeping
+// the play state. It returns the scenario's problems and changes nothing
+// if sc cannot run.
+func (s *Session) Load(sc sim.Scenario, preset string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.load(sc, preset)
+}
+
+// Reset starts the scenario again from virtual time 0, the work the
+// person added included, and leaves a loaded trace.
+func (s *Session) Reset() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.load(s.sc, s.preset)
+}
+
+// Scenario returns the scenario, with the person's work recorded in it,
+// and the preset it came from ("" if none or edited).
+func (s *Session) Scenario() (sim.Scenario, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cloneScenario(s.sc), s.preset
+}
+
+func cloneScenario(sc sim.Scenario) sim.Scenario {
+	sc.Consumers = slices.Clone(sc.Consumers)
+	sc.Bursts = slices.Clone(sc.Bursts)
+	sc.Actions = slices.Clone(sc.Actions)
+	return sc
+}
+
+// SetPlaying plays or pauses virtual time. Playing a finished run starts
+// it again from 0. It does nothing in replay.
+func (s *Session) SetPlaying(on bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replay != nil {
+		return nil
+	}
+	if on && s.finished && len(s.queued) == 0 {
+		if err := s.load(s.sc, s.preset); err != nil {
+			return err
+		}
+	}
+	s.playing = on
+	return nil
+}
+
+// Playing reports whether virtual time moves.
+func (s *Session) Playing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.playing && s.replay == nil
+}
+
+// SetSpeed sets the playback speed, clamped to sim.MinSpeed..sim.MaxSpeed,
+// and records it in the scenario.
+func (s *Session) SetSpeed(speed float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sc.Speed = clampSpeed(speed)
+}
+
+func clampSpeed(v float64) float64 {
+	if !(v >= sim.MinSpeed) { // NaN too
+		return sim.MinSpeed
+	}
+	return min(v, sim.MaxSpeed)
+}
+
+// speed returns the playback speed. s.mu must be held.
+func (s *Session) speed() float64 {
+	if s.sc.Speed == 0 {
+		return 1
+	}
+	return s.sc.Speed
+}
+
+// Frame is what one animation frame draws.
+type Frame struct {
+	Snap      *trace.Snapshot // reused by the next call to Session.Frame
+	Origin    time.Time       // virtual time 0: sim.Epoch, or a trace's first event
+	Now       time.Duration   // since Origin
+	From, To  time.Duration   // the window drawn
+	Primitive string          // "" in replay
+	ColorBy   string
+	Limit     int // the current limit; 0 if none
+	Replay    bool
+	Changed   bool // something happened since the last frame: the panel is stale
+}
+
+// Frame moves the run along by one animation frame that took real time:
+// it hands a waiting part of a person's burst to the runner, or else,
+// while playing, advances virtual time by sim.FrameStep(real, speed)
+// (paused, by nothing, which lets what a click set off settle); then it
+// takes one snapshot of the window that ends a tenth of span after now
+// (or at span). The snapshot is reused by the next call.
+func (s *Session) Frame(real, span time.Duration) Frame {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	span = max(span, time.Second)
+	if r := s.replay; r != nil {
+		from, to := r.window()
+		return Frame{Snap: r.snap, Origin: r.start, Now: r.end.Sub(r.start), From: from, To: to,
+			ColorBy: s.sc.ColorBy, Replay: true}
+	}
+	changed := false
+	switch {
+	case len(s.queued) > 0:
+		s.submitChunk()
+		changed = true
+	case s.playing:
+		if s.run.Finished() {
+			s.playing, s.finished = false, true
+			changed = true
+			break
+		}
+		before := s.run.Now()
+		s.run.Advance(sim.FrameStep(real, s.speed()))
+		changed = s.run.Now() != before
+	default:
+		// Paused: time stands still, but what a click set off settles.
+		s.run.Advance(0)
+	}
+	now := s.run.Now()
+	to := max(span, now+span/10)
+	from := to - span
+	s.snap = s.rec.SnapshotWindow(s.snap, sim.Epoch.Add(now), sim.Epoch.Add(from), sim.Epoch.Add(to))
+	limit := int(s.snap.Stats.Limit)
+	s.maxLimit = max(s.maxLimit, limit)
+	return Frame{Snap: s.snap, Origin: sim.Epoch, Now: now, From: from, To: to,
+		Primitive: s.sc.Primitive, ColorBy: s.sc.ColorBy, Limit: limit, Changed: changed}
+}
+
+// window is the replay's window: the whole trace with a margin.
+func (r *replay) window() (from, to time.Duration) {
+	d := max(r.end.Sub(r.start), time.Millisecond)
+	return -d / 50, d + d/50
+}
+
+// Step pauses and moves the run by one event: it hands over the next part
+// of a person's burst, or fires the next timer (a burst, an action, a task
+// that ends its sleep, a primitive's own timer). It reports false when
+// nothing was left to do.
+func (s *Session) Step() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replay != nil {
+		return false
+	}
+	s.playing = false
+	if len(s.queued) > 0 {
+		s.submitChunk()
+		return true
+	}
+	ok := s.run.Step()
+	if !ok && s.run.Finished() {
+		s.finished = true
+	}
+	return ok
+}
+
+// submitChunk hands the next part of a person's burst to the runner.
+// s.mu must be held.
+func (s *Session) submitChunk() {
+	b := s.queued[0]
+	n := min(b.Count, ChunkSize)
+	chunk := b
+	chunk.Count = n
+	if b.Count -= n; b.Count == 0 {
+		s.queued = s.queued[1:]
+	} else {
+		s.queued[0] = b
+	}
+	if err := s.run.Submit(chunk); err != nil {
+		// The burst was checked as a whole before it was queued; the run
+		// can still have stopped since.
+		s.queued = nil
+		s.unlinked = err.Error()
+	}
+}
+
+// errReplay is returned by the calls that change a run while a loaded
+// trace is shown.
+var errReplay = errors.New("a loaded trace is read-only: choose “Back to live” to run work again")
+
+// Submit adds a person's burst to the run now (b.AtMS is ignored), and
+// records it in the scenario at the current virtual time. It checks the
+// burst first and returns the problems in words a person can act on; a
+// burst the run accepts may still have tasks the primitive refuses
+// (core.ErrFull, core.ErrClosed), which Panel reports. Bursts larger than
+// ChunkSize are handed over over several frames, at the same virtual time.
+// Submitting to a finished run makes it play again.
+func (s *Session) Submit(b sim.Burst) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replay != nil {
+		return errReplay
+	}
+	st := s.run.Stats()
+	if st.Stopped {
+		return errors.New("this run has stopped: reset it to run more work")
+	}
+	b.AtMS = 0
+	if err := checkBurst(s.sc, st.Limit, b); err != nil {
+		return err
+	}
+	queued := 0
+	for _, q := range s.queued {
+		queued += q.Count
+	}
+	if total := st.Tasks + queued + b.Count; total > sim.MaxTasks {
+		return fmt.Errorf("a run holds at most %s tasks: this one has %s, and the burst asks for %s more; reset the run or send fewer",
+			formatCount(sim.MaxTasks), formatCount(st.Tasks+queued), formatCount(b.Count))
+	}
+	s.recordBurst(b)
+	s.queued = append(s.queued, b)
+	s.submitChunk()
+	s.preset = ""
+	if s.finished {
+		s.finished = false
+		s.playing = true
+	}
+	return nil
+}
+
+// checkBurst returns the problems of b as a burst of sc's run whose
+// limit is now limit, without the "burst N:" that Validate puts in front.
+func checkBurst(sc sim.Scenario, limit int, b sim.Burst) error {
+	probe := sc
+	probe.Bursts = []sim.Burst{b}
+	probe.Actions = nil
+	if limit > 0 {
+		probe.Limit = limit
+	}
+	err := probe.Validate()
+	var inv *sim.InvalidError
+	if !errors.As(err, &inv) {
+		return err
+	}
+	var ps []string
+	for _, p := range inv.Problems {
+		if rest, ok := strings.CutPrefix(p, "burst 1: "); ok {
+			ps = append(ps, rest)
+		}
+	}
+	if len(ps) == 0 {
+		return nil // the problems are the scenario's, which already runs
+	}
+	return &sim.InvalidError{Problems: ps}
+}
+
+// recordBurst puts a person's burst in the scenario at the current virtual
+// time. s.mu must be held.
+func (s *Session) recordBurst(b sim.Burst) {
+	b.AtMS = s.nowMS()
+	total := b.Count
+	for _, x := range s.sc.Bursts {
+		total += x.Count
+	}
+	switch {
+	case len(s.sc.Bursts) >= sim.MaxBursts:
+		s.unlinked = fmt.Sprintf("a link holds at most %d bursts: the link replays the run without the later ones", sim.MaxBursts)
+	case total > sim.MaxTasks:
+		s.unlinked = fmt.Sprintf("a link holds at most %s tasks: the link replays the run without the later bursts", formatCount(sim.MaxTasks))
+	case b.AtMS > sim.MaxOffsetMS:
+		s.unlinked = "a link holds work added in the first hour only"
+	default:
+		s.sc.Bursts = append(s.sc.Bursts, b)
+	}
+}
+
+// record puts a person's action in the scenario at the current virtual
+// time. s.mu must be held.
+func (s *Session) record(a sim.Action) {
+	a.AtMS = s.nowMS()
+	switch {
+	case len(s.sc.Actions) >= sim.MaxActions:
+		s.unlinked = fmt.Sprintf("a link holds at most %d actions: the link replays the run without the later ones", sim.MaxActions)
+	case a.AtMS > sim.MaxOffsetMS:
+		s.unlinked = "a link holds actions taken in the first hour only"
+	default:
+		s.sc.Actions = append(s.sc.Actions, a)
+		s.preset = ""
+	}
+}
+
+func (s *Session) nowMS() int {
+	return int(s.run.Now() / time.Millisecond)
+}
+
+// Cancel cancels the task with the given name ("t7"), as a click on its
+// bar does. It returns a problem a person can read if there is no such
+// task or it has already ended.
+func (s *Session) Cancel(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replay != nil {
+		return errReplay
+	}
+	if err := s.run.Cancel(name); err != nil {
+		return err
+	}
+	s.unlinked = "a link does not hold the tasks you canceled one by one: it replays the run without those cancels"
+	return nil
+}
+
+// CancelAll cancels every task submitted and not ended.
+func (s *Session) CancelAll() error {
+	return s.act(sim.Action{Do: sim.ActionCancelAll}, func() error { s.run.CancelAll(); return nil })
+}
+
+// Drain stops the primitive taking work and lets the accepted work finish.
+func (s *Session) Drain() error {
+	return s.act(sim.Action{Do: sim.ActionDrain}, func() error { s.run.Drain(); return nil })
+}
+
+// CloseRun closes the primitive: queued work is canceled, running work has
+// its context canceled.
+func (s *Session) CloseRun() error {
+	return s.act(sim.Action{Do: sim.ActionClose}, func() error { s.run.Close(); return nil })
+}
+
+// SetLimit changes the primitive's limit now.
+func (s *Session) SetLimit(n int) error {
+	return s.act(sim.Action{Do: sim.ActionLimit, N: n}, func() error { return s.run.SetLimit(n) })
+}
+
+func (s *Session) act(a sim.Action, do func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replay != nil {
+		return errReplay
+	}
+	if err := do(); err != nil {
+		return err
+	}
+	s.record(a)
+	if a.Do == sim.ActionLimit {
+		s.maxLimit = max(s.maxLimit, a.N)
+	}
+	return nil
+}
+
+// WriteTrace writes the run, or the loaded trace, as Chrome Trace Event
+// JSON, which Perfetto opens.
+func (s *Session) WriteTrace(w io.Writer) error {
+	s.mu.Lock()
+	rec := s.rec
+	if s.replay != nil {
+		rec = s.replay.rec
+	}
+	s.mu.Unlock()
+	return rec.WriteJSON(w)
+}
+
+// TraceName is the file name a download of the session's trace gets.
+func (s *Session) TraceName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replay != nil {
+		return s.replay.name
+	}
+	return fmt.Sprintf("sluice-%s-%d.json", s.sc.Primitive, s.sc.Seed)
+}
+
+// LoadTrace reads a Chrome Trace Event JSON file and shows it instead of
+// the run, read-only; the run is paused and kept for BackToLive. It
+// returns a problem a person can read, and changes nothing, when the file
+// is not a trace the playground can show.
+func (s *Session) LoadTrace(r io.Reader, name string) error {
+	rec, err := trace.ReadJSON(r)
+	if err != nil {
+		return fmt.Errorf("%s cannot be shown: %s", name, strings.TrimPrefix(err.Error(), "trace: "))
+	}
+	snap := rec.Snapshot(time.Time{})
+	start, ok := traceStart(snap)
+	if !ok {
+		return fmt.Errorf("%s holds no tasks to show", name)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.playing = false
+	s.replay = &replay{name: name, rec: rec, snap: snap, start: start, end: later(snap.End, start)}
+	return nil
+}
+
+// traceStart returns the earliest time of a loaded trace's model.
+func traceStart(snap *trace.Snapshot) (time.Time, bool) {
+	var first time.Time
+	see := func(t time.Time) {
+		if !t.IsZero() && (first.IsZero() || t.Before(first)) {
+			first = t
+		}
+	}
+	for i := range snap.Tasks {
+		see(snap.Tasks[i].Enqueued)
+	}
+	for _, l := range snap.Lanes {
+		see(l.Created)
+	}
+	if len(snap.Tasks) == 0 {
+		return time.Time{}, false
+	}
+	return first, true
+}
+
+// BackToLive leaves a loaded trace and shows the run again, paused.
+func (s *Session) BackToLive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.replay = nil
+}
+
+// Phase returns what the session is doing: "playing", "paused",
+// "finished" or "replay".
+func (s *Session) Phase() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.replay != nil:
+		return "replay"
+	case s.playing:
+		return "playing"
+	case s.finished:
+		return "finished"
+	}
+	return "paused"
+}
+
+// SetColorBy colours the timeline by "priority" or "key", without
+// restarting the run.
+func (s *Session) SetColorBy(by string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if by == "key" || by == "priority" {
+		s.sc.ColorBy = by
+	}
+}
+
+// Panel is what the page shows around the timeline, refreshed a few times
+// a second: the counters, the wait times, the event log and the run's
+// messages.
+type Panel struct {
+	Phase     string // "playing", "paused", "finished" or "replay"
+	Replay    string // the loaded trace's file name, in replay
+	Primitive string
+	Preset    string
+	Link      string // the scenario, encoded for a link's hash
+	Unlinked  string // why the link no longer replays the run exactly
+	Alert     string // tasks refused since the last panel, and why
+
+	Now        time.Duration
+	Limit      int // now; 0: no limit
+	MaxLimit   int // the highest the limit has been
+	Tasks      int // made so far, scheduled ones included
+	Scheduled  int // in bursts not yet due, or still being handed over
+	Waiting    int // accepted (or in a consumer's backlog), not started
+	Running    int
+	Succeeded  int
+	Failed     int
+	Canceled   int
+	Panicked   int
+	Refused    int
+	Withdrawn  int
+	MaxRunning int
+	Tokens     int64
+	MaxTokens  int64
+	Lanes      int
+	Goroutines int
+	Finished   bool
+	Draining   bool
+	Drained    bool
+	Closing    bool
+
+	Throughput float64
+	OldestWait time.Duration
+	Waits      []trace.WaitStats
+	Log        []trace.Entry
+	Origin     time.Time // virtual time 0, for the log's times
+	Messages   []sim.Message
+	Trace      trace.Stats // the recorder's own totals
+}
+
+// Events and messages the panel lists.
+const (
+	panelLog      = 14
+	panelMessages = 8
+)
+
+// Panel returns what the page shows around the timeline, from the latest
+// frame's snapshot and the run's counters.
+func (s *Session) Panel() Panel {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.replay; r != nil {
+		st := r.snap.Stats
+		return Panel{
+			Phase: "replay", Replay: r.name, Link: s.sc.Encode(),
+			Now: r.end.Sub(r.start), Limit: int(st.Limit), MaxLimit: int(st.Limit),
+			Tasks: int(st.Submitted), Waiting: st.Waiting, Running: st.Running,
+			Succeeded: int(st.Succeeded), Failed: int(st.Failed), Canceled: int(st.Canceled), Panicked: int(st.Panicked),
+			MaxRunning: st.MaxRunning, Tokens: st.InUse, MaxTokens: st.MaxInUse, Lanes: st.Lanes,
+			Finished: true, Throughput: st.Throughput, OldestWait: st.OldestWait,
+			Waits: slices.Clone(st.Waits), Log: tail(r.snap.Log, panelLog), Origin: r.start, Trace: st,
+		}
+	}
+	st := s.run.Stats()
+	queued := 0
+	for _, q := range s.queued {
+		queued += q.Count
+	}
+	p := Panel{
+		Phase: "paused", Primitive: s.sc.Primitive, Preset: s.preset,
+		Link: s.sc.Encode(), Unlinked: s.unlinked,
+		Now: st.Now, Limit: st.Limit, MaxLimit: max(s.maxLimit, st.Limit),
+		Tasks: st.Tasks, Scheduled: st.Scheduled + queued, Waiting: st.Pending + st.Backlog, Running: st.Running,
+		Succeeded: st.Succeeded, Failed: st.Failed, Canceled: st.Canceled, Panicked: st.Panicked,
+		Refused: st.Refused, Withdrawn: st.Withdrawn, MaxRunning: st.MaxRunning,
+		Tokens: st.Tokens, MaxTokens: st.MaxTokens, Lanes: st.Lanes, Goroutines: st.Goroutines,
+		Finished: s.finished || (st.Tasks > 0 && queued == 0 && s.run.Finished()),
+		Draining: st.Draining, Drained: st.Drained, Closing: st.Closing,
+		Origin: sim.Epoch,
+	}
+	switch {
+	case s.playing:
+		p.Phase = "playing"
+	case s.finished:
+		p.Phase = "finished"
+	}
+	if s.snap != nil {
+		ts := s.snap.Stats
+		p.Throughput, p.OldestWait = ts.Throughput, ts.OldestWait
+		p.Waits = slices.Clone(ts.Waits)
+		p.Log = tail(s.snap.Log, panelLog)
+		p.Trace = ts
+		p.Trace.Waits = p.Waits
+	}
+	msgs := s.run.Messages()
+	p.Messages = tail(msgs, panelMessages)
+	if st.Refused > s.refused {
+		n := st.Refused - s.refused
+		s.refused = st.Refused
+		why := ""
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Error && strings.Contains(msgs[i].Text, "refused") {
+				why = msgs[i].Text
+				break
+			}
+		}
+		p.Alert = fmt.Sprintf("%s %s refused by the %s. Latest: %s", formatCount(n), plural(n, "task was", "tasks were"), primitiveNoun(s.sc.Primitive), why)
+	}
+	return p
+}
+
+func tail[T any](s []T, n int) []T {
+	if len(s) > n {
+		s = s[len(s)-n:]
+	}
+	return slices.Clone(s)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// primitiveNoun names a primitive in a sentence.
+func primitiveNoun(p string) string {
+	switch p {
+	case sim.Semaphore:
+		return "semaphore"
+	case sim.WorkQueue:
+		return "work queue"
+	case sim.Processor:
+		return "processor"
+	case sim.Keyed:
+		return "keyed queue"
+	case sim.Consume:
+		return "consumers"
+	}
+	return p
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

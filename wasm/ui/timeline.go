@@ -1,0 +1,898 @@
+package ui
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"sluice/core"
+	"sluice/core/trace"
+	"sluice/wasm/sim"
+)
+
+// painter draws on a 2D canvas, in CSS pixels from the top left corner.
+// The browser's implementation is a CanvasRenderingContext2D; tests use a
+// recorder.
+type painter interface {
+	// Clear fills the whole canvas with colour.
+	Clear(color string)
+	// FillRect fills a rectangle.
+	FillRect(x, y, w, h float64, color string)
+	// FillPath fills an SVG path ("M1 2h3v4h-3Z..."), so that many shapes
+	// of one colour cost one call.
+	FillPath(path []byte, color string)
+	// StrokePath strokes an SVG path with a line of the given width.
+	StrokePath(path []byte, color string, width float64)
+	// Text draws s with its baseline's left, centre or right end (align)
+	// at x, y.
+	Text(s string, x, y float64, font, color string, align textAlign)
+	// TextWidth measures s in font.
+	TextWidth(s, font string) float64
+}
+
+type textAlign uint8
+
+const (
+	alignLeft textAlign = iota
+	alignCenter
+	alignRight
+)
+
+// Fonts of the timeline.
+const (
+	fontSmall = "11px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
+	fontLabel = "12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
+	fontBold  = "600 12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
+)
+
+// Point is a position on the canvas, in CSS pixels.
+type Point struct {
+	X, Y float64
+	In   bool // the pointer is over the canvas
+}
+
+// timeline draws frames of the model on a canvas: a time axis, the
+// waiting queue by priority, one lane per worker slot, key or holder with
+// a bar per task, the counter tracks, a now-line, and a tooltip for the
+// task under the pointer. It keeps its buffers from frame to frame, so
+// that drawing allocates little. It is used by one goroutine at a time.
+type timeline struct {
+	compact bool
+
+	// Per frame, reused.
+	fills, caps pathSet
+	grid        []byte
+	hits        []hit
+	rows        []laneRow
+	rowOf       map[int]int // lane ID -> row
+	queue       [maxQueueRows][]int
+	queueRows   []core.Priority
+
+	// Results of the last Draw.
+	Height float64 // the canvas height the frame needed
+	Bars   int     // task bars drawn
+	Lanes  int     // lanes drawn (placeholders included)
+	Hover  *trace.Task
+}
+
+// hit is where a task was drawn, for the pointer.
+type hit struct {
+	x0, y0, x1, y1 float64
+	task           int // index in the frame's Snap.Tasks
+}
+
+// laneRow is one row of the lanes band: a slot, or a key with every
+// lifetime of its lane (a key's lane is made again after an eviction).
+type laneRow struct {
+	label   string
+	lanes   []*trace.Lane // by creation; none for a slot not used yet
+	summary bool          // the "+N more lanes" row
+}
+
+// evicted reports whether the row's latest lane was evicted.
+func (r *laneRow) evicted() bool {
+	return len(r.lanes) > 0 && !r.lanes[len(r.lanes)-1].Evicted.IsZero()
+}
+
+const (
+	maxQueueRows = 5
+	axisH        = 22
+	queueRowH    = 16
+	trackH       = 30
+	trackGap     = 6
+	bandGap      = 8
+	chipW, chipH = 8, 10
+	chipGap      = 2
+	maxHits      = 20_000
+	maxBarLabels = 200
+)
+
+func newTimeline(compact bool) *timeline {
+	return &timeline{compact: compact, rowOf: make(map[int]int)}
+}
+
+// geometry is the layout of one frame.
+type geometry struct {
+	w, h         float64
+	plotL, plotR float64
+	from, to     time.Duration
+	origin       time.Time
+	queueTop     float64
+	laneTop      float64
+	laneH        float64
+	trackTop     float64
+	tracks       int
+}
+
+func (g *geometry) x(d time.Duration) float64 {
+	span := float64(g.to - g.from)
+	if span <= 0 {
+		return g.plotL
+	}
+	return g.plotL + float64(d-g.from)/span*(g.plotR-g.plotL)
+}
+
+func (g *geometry) xt(t time.Time) float64 { return g.x(t.Sub(g.origin)) }
+
+// Draw draws frame f on a canvas w CSS pixels wide and returns the height
+// the frame needs; the caller resizes the canvas when it differs from the
+// current height, h. The pointer at mouse gets the tooltip of the task
+// under it, which t.Hover keeps until the next Draw.
+func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
+	snap := f.Snap
+	g := geometry{w: w, from: f.From, to: f.To, origin: f.Origin}
+	labelW := 128.0
+	if t.compact {
+		labelW = 112
+	}
+	g.plotL, g.plotR = labelW, max(labelW+40, w-14)
+
+	t.layoutQueue(snap)
+	t.layoutLanes(f, &g)
+	g.queueTop = axisH + 4
+	g.laneTop = g.queueTop + float64(len(t.queueRows))*queueRowH + bandGap
+	g.tracks = 2
+	if f.Primitive == sim.Keyed || (f.Replay && snap.Stats.Lanes > 0) {
+		g.tracks = 3
+	}
+	g.trackTop = g.laneTop + float64(len(t.rows))*g.laneH + bandGap
+	g.h = g.trackTop + float64(g.tracks)*(trackH+trackGap) + 4
+	t.Height = math.Ceil(g.h)
+
+	t.hits = t.hits[:0]
+	t.Bars, t.Lanes, t.Hover = 0, len(t.rows), nil
+	p.Clear(colBackground)
+	t.drawLaneBackgrounds(p, &g, snap)
+	t.drawAxis(p, &g)
+	t.drawQueue(p, &g, f)
+	t.drawBars(p, &g, f)
+	t.drawTracks(p, &g, f)
+	t.drawNow(p, &g, f)
+	t.drawHover(p, &g, f, mouse)
+	return t.Height
+}
+
+// layoutQueue sorts the waiting tasks into rows by priority: High, Normal
+// and Low always, and any other priority that waits, up to maxQueueRows.
+func (t *timeline) layoutQueue(snap *trace.Snapshot) {
+	t.queueRows = append(t.queueRows[:0], core.High, core.Normal, core.Low)
+	for i := range t.queue {
+		t.queue[i] = t.queue[i][:0]
+	}
+	for i := range snap.Tasks {
+		x := &snap.Tasks[i]
+		if x.State != core.TaskPending {
+			continue
+		}
+		row := slices.Index(t.queueRows, x.Priority)
+		if row < 0 {
+			if len(t.queueRows) == maxQueueRows {
+				// Fold the rarest extremes into the nearest row.
+				if x.Priority > core.High {
+					row = 0
+				} else {
+					row = 2
+				}
+			} else {
+				t.queueRows = append(t.queueRows, x.Priority)
+				row = len(t.queueRows) - 1
+			}
+		}
+		t.queue[row] = append(t.queue[row], i)
+	}
+	if len(t.queueRows) > 3 {
+		// Highest priority on top, the rows' tasks following their row.
+		order := make([]int, len(t.queueRows))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(t.queueRows[b], t.queueRows[a]) })
+		rows := make([]core.Priority, len(order))
+		var queue [maxQueueRows][]int
+		for i, o := range order {
+			rows[i] = t.queueRows[o]
+			queue[i] = t.queue[o]
+		}
+		t.queueRows = append(t.queueRows[:0], rows...)
+		t.queue = queue
+	}
+	for r := range t.queueRows {
+		q := t.queue[r]
+		slices.SortStableFunc(q, func(a, b int) int {
+			return snap.Tasks[a].Enqueued.Compare(snap.Tasks[b].Enqueued)
+		})
+	}
+}
+
+// layoutLanes chooses the rows of the lanes band: the worker slots (all of
+// them up to the limit, used or not) in slot order, then the key lanes in
+// order of creation, dropping evicted lanes with nothing in the window
+// first when there are more than fit.
+func (t *timeline) layoutLanes(f Frame, g *geometry) {
+	snap := f.Snap
+	maxRows := 64
+	if t.compact {
+		maxRows = 14
+	}
+	t.rows = t.rows[:0]
+	clear(t.rowOf)
+	holder := f.Primitive == sim.Semaphore
+	slots := 0
+	if !f.Replay && f.Limit > 0 && f.Primitive != sim.Keyed && f.Primitive != sim.Consume {
+		slots = min(f.Limit, maxRows)
+	}
+	var slotLanes, keyLanes []*trace.Lane
+	for i := range snap.Lanes {
+		l := &snap.Lanes[i]
+		if l.Slot >= 0 {
+			slotLanes = append(slotLanes, l)
+		} else {
+			keyLanes = append(keyLanes, l)
+		}
+	}
+	slices.SortFunc(slotLanes, func(a, b *trace.Lane) int { return cmp.Compare(a.Slot, b.Slot) })
+	for _, l := range slotLanes {
+		slots = max(slots, l.Slot+1)
+	}
+	bySlot := make(map[int]*trace.Lane, len(slotLanes))
+	for _, l := range slotLanes {
+		bySlot[l.Slot] = l
+	}
+	slotName := "slot"
+	if holder {
+		slotName = "holder"
+	}
+	for s := 0; s < slots; s++ {
+		l := bySlot[s]
+		label := slotName + " " + strconv.Itoa(s+1)
+		if f.Replay && l != nil {
+			label = l.Name
+		}
+		row := laneRow{label: label}
+		if l != nil {
+			row.lanes = []*trace.Lane{l}
+		}
+		t.rows = append(t.rows, row)
+	}
+	if len(t.rows)+len(keyLanes) > maxRows {
+		// Keep the live lanes and the ones with something in the window.
+		active := make(map[int]bool)
+		for i := range snap.Tasks {
+			active[snap.Tasks[i].Lane] = true
+		}
+		kept := keyLanes[:0]
+		for _, l := range keyLanes {
+			if l.Evicted.IsZero() || active[l.ID] {
+				kept = append(kept, l)
+			}
+		}
+		keyLanes = kept
+	}
+	// One row per key, in the keys' natural order: device-2 before
+	// device-10, each consumer's handler goroutines together.
+	slices.SortStableFunc(keyLanes, func(a, b *trace.Lane) int { return naturalCompare(a.Key, b.Key) })
+	for _, l := range keyLanes {
+		if n := len(t.rows); n > 0 && l.Key != "" && len(t.rows[n-1].lanes) > 0 && t.rows[n-1].lanes[0].Key == l.Key {
+			t.rows[n-1].lanes = append(t.rows[n-1].lanes, l)
+			continue
+		}
+		label := l.Name
+		if label == "" {
+			label = l.Key
+		}
+		t.rows = append(t.rows, laneRow{label: label, lanes: []*trace.Lane{l}})
+	}
+	if len(t.rows) > maxRows {
+		more := len(t.rows) - (maxRows - 1)
+		t.rows = append(t.rows[:maxRows-1], laneRow{label: "+" + formatCount(more) + " more lanes", summary: true})
+	}
+	if len(t.rows) == 0 {
+		t.rows = append(t.rows, laneRow{label: "no lanes yet"})
+	}
+	for i, r := range t.rows {
+		for _, l := range r.lanes {
+			t.rowOf[l.ID] = i
+		}
+	}
+	n := len(t.rows)
+	switch {
+	case t.compact && n <= 8:
+		g.laneH = 20
+	case t.compact:
+		g.laneH = 14
+	case n <= 12:
+		g.laneH = 24
+	case n <= 24:
+		g.laneH = 18
+	default:
+		g.laneH = 13
+	}
+}
+
+func (t *timeline) drawLaneBackgrounds(p painter, g *geometry, snap *trace.Snapshot) {
+	for i, r := range t.rows {
+		y := g.laneTop + float64(i)*g.laneH
+		if i%2 == 0 {
+			p.FillRect(0, y, g.w, g.laneH, colStripe)
+		}
+		for j, l := range r.lanes {
+			if l.Evicted.IsZero() {
+				continue
+			}
+			x0, x1 := max(g.plotL, g.xt(l.Evicted)), g.plotR
+			if j+1 < len(r.lanes) && !r.lanes[j+1].Created.IsZero() {
+				x1 = min(x1, g.xt(r.lanes[j+1].Created))
+			}
+			if x1 > x0 {
+				p.FillRect(x0, y, x1-x0, g.laneH, colEvicted)
+			}
+		}
+	}
+	// Labels.
+	for i, r := range t.rows {
+		y := g.laneTop + float64(i)*g.laneH + g.laneH/2 + 4
+		color := colText
+		if len(r.lanes) == 0 || r.evicted() || r.summary {
+			color = colMuted
+		}
+		font := fontLabel
+		if g.laneH < 16 {
+			font = fontSmall
+		}
+		label := r.label
+		if r.evicted() {
+			label += " (evicted)"
+		}
+		p.Text(t.fit(p, label, font, g.plotL-14), 8, y, font, color, alignLeft)
+	}
+	// Queue labels.
+	for r, prio := range t.queueRows {
+		y := g.queueTop + float64(r)*queueRowH + queueRowH - 3
+		n := len(t.queue[r])
+		label := priorityName(prio)
+		if !t.compact {
+			label += " waiting"
+		}
+		if n > 0 {
+			label += " · " + formatCount(n)
+		}
+		color := colMuted
+		if n > 0 {
+			color = colText
+		}
+		p.Text(t.fit(p, label, fontSmall, g.plotL-14), 8, y, fontSmall, color, alignLeft)
+	}
+}
+
+// fit shortens s to fit width in font.
+func (t *timeline) fit(p painter, s, font string, width float64) string {
+	if p.TextWidth(s, font) <= width {
+		return s
+	}
+	r := []rune(s)
+	for n := len(r) - 1; n > 1; n-- {
+		c := string(r[:n]) + "…"
+		if p.TextWidth(c, font) <= width {
+			return c
+		}
+	}
+	return "…"
+}
+
+// tickStep returns a tick interval that puts ticks at least minPx apart.
+func tickStep(span time.Duration, px, minPx float64) time.Duration {
+	steps := []time.Duration{
+		time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
+		10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond,
+		100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond,
+		time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+		time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+		time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
+	}
+	if px <= 0 || span <= 0 {
+		return time.Second
+	}
+	for _, s := range steps {
+		if float64(s)/float64(span)*px >= minPx {
+			return s
+		}
+	}
+	return steps[len(steps)-1]
+}
+
+func (t *timeline) drawAxis(p painter, g *geometry) {
+	step := tickStep(g.to-g.from, g.plotR-g.plotL, 64)
+	first := (g.from + step - 1) / step * step
+	if g.from <= 0 && first < 0 {
+		first = 0
+	}
+	t.grid = t.grid[:0]
+	bottom := g.trackTop + float64(g.tracks)*(trackH+trackGap)
+	for d := first; d <= g.to; d += step {
+		x := math.Round(g.x(d)) + 0.5
+		if x < g.plotL-0.5 || x > g.plotR+0.5 {
+			continue
+		}
+		t.grid = appendRect(t.grid, x-0.5, axisH-4, 1, bottom-axisH+4)
+		p.Text(formatClock(d), x, axisH-8, fontSmall, colAxis, alignCenter)
+	}
+	p.FillPath(t.grid, colGrid)
+	p.FillRect(g.plotL, axisH-1, g.plotR-g.plotL, 1, colGrid)
+}
+
+func (t *timeline) drawQueue(p painter, g *geometry, f Frame) {
+	t.fills.reset()
+	room := int((g.plotR - g.plotL) / (chipW + chipGap))
+	for r := range t.queueRows {
+		q := t.queue[r]
+		y := g.queueTop + float64(r)*queueRowH + (queueRowH-chipH)/2
+		shown := len(q)
+		if shown > room {
+			shown = max(room-5, 0)
+		}
+		for i := 0; i < shown; i++ {
+			x := &f.Snap.Tasks[q[i]]
+			cx := g.plotL + float64(i)*(chipW+chipGap)
+			t.fills.rect(taskShade(f.ColorBy, x.Priority, x.Key).strong, cx, y, chipW, chipH)
+			t.addHit(cx, y, cx+chipW, y+chipH, q[i])
+		}
+		if shown < len(q) {
+			cx := g.plotL + float64(shown)*(chipW+chipGap) + 2
+			p.Text("+"+formatCount(len(q)-shown), cx, y+chipH-1, fontSmall, colAxis, alignLeft)
+		}
+	}
+	t.fills.flush(p)
+}
+
+func (t *timeline) addHit(x0, y0, x1, y1 float64, task int) {
+	if len(t.hits) < maxHits {
+		t.hits = append(t.hits, hit{x0, y0, x1, y1, task})
+	}
+}
+
+func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
+	snap := f.Snap
+	t.fills.reset()
+	t.caps.reset()
+	now := f.Origin.Add(f.Now)
+	// The last pixel column drawn in each row, so that a thousand bars
+	// narrower than a pixel cost one rectangle.
+	last := make([]float64, len(t.rows))
+	for i := range last {
+		last[i] = -1
+	}
+	type label struct {
+		x, y float64
+		s    string
+		dark bool
+	}
+	var labels []label
+	pad := max(2, math.Floor(g.laneH/6))
+	for i := range snap.Tasks {
+		x := &snap.Tasks[i]
+		if x.Lane < 0 || x.Started.IsZero() {
+			continue
+		}
+		row, ok := t.rowOf[x.Lane]
+		if !ok {
+			continue
+		}
+		end := x.Ended
+		if end.IsZero() {
+			end = now
+		}
+		x0, x1 := g.xt(x.Started), g.xt(end)
+		if x1 < g.plotL || x0 > g.plotR {
+			continue
+		}
+		x0, x1 = max(x0, g.plotL), min(x1, g.plotR)
+		if x1-x0 < 1 {
+			if math.Floor(x0) <= last[row] {
+				continue
+			}
+			x1 = x0 + 1
+		}
+		last[row] = math.Floor(x1)
+		if x1-x0 > 4 && !x.Ended.IsZero() {
+			x1-- // a gap, so that back-to-back tasks read as separate bars
+		}
+		y := g.laneTop + float64(row)*g.laneH + pad
+		h := g.laneH - 2*pad
+		sh := taskShade(f.ColorBy, x.Priority, x.Key)
+		fill, cap := sh.soft, ""
+		switch x.State {
+		case core.TaskRunning:
+			fill = sh.strong
+		case core.TaskFailed:
+			cap = colFailed
+		case core.TaskPanicked:
+			cap = colPanicked
+		case core.TaskCanceled:
+			fill, cap = colCanceledBg, colCanceled
+		}
+		t.fills.rect(fill, x0, y, x1-x0, h)
+		if cap != "" {
+			cw := min(3, x1-x0)
+			t.caps.rect(cap, x1-cw, y, cw, h)
+		}
+		t.addHit(x0, y, x1, y+h, i)
+		t.Bars++
+		if x1-x0 >= 34 && h >= 11 && len(labels) < maxBarLabels {
+			name := x.Name
+			if x.Weight > 1 {
+				name += " ×" + strconv.FormatInt(x.Weight, 10)
+			}
+			labels = append(labels, label{x0 + 4, y + h/2 + 4, name, x.State == core.TaskRunning})
+		}
+	}
+	t.fills.flush(p)
+	t.caps.flush(p)
+	// Lane created and evicted markers.
+	t.fills.reset()
+	for i, r := range t.rows {
+		y := g.laneTop + float64(i)*g.laneH
+		for _, l := range r.lanes {
+			if c := l.Created; !c.IsZero() {
+				if x := g.xt(c); x >= g.plotL && x <= g.plotR {
+					t.fills.rect(colCreated, x-1, y+2, 2, g.laneH-4)
+				}
+			}
+			if e := l.Evicted; !e.IsZero() {
+				if x := g.xt(e); x >= g.plotL && x <= g.plotR {
+					t.fills.rect(colAxis, x-1, y+2, 2, g.laneH-4)
+				}
+			}
+		}
+	}
+	t.fills.flush(p)
+	for _, l := range labels {
+		color := colText
+		if l.dark {
+			color = "#ffffff"
+		}
+		p.Text(l.s, l.x, l.y, fontSmall, color, alignLeft)
+	}
+}
+
+// drawTracks draws the counter tracks: the queue depth, the work in flight
+// against the limit, and for a keyed queue the live lanes.
+func (t *timeline) drawTracks(p painter, g *geometry, f Frame) {
+	snap := f.Snap
+	type track struct {
+		name  string
+		data  []trace.Sample
+		limit bool
+	}
+	inFlight := track{"running", snap.Counters[trace.TrackRunning], true}
+	if f.Primitive == sim.Semaphore || (f.Replay && snap.Stats.MaxInUse > int64(snap.Stats.MaxRunning)) {
+		inFlight = track{"tokens in use", snap.Counters[trace.TrackInUse], true}
+	}
+	tracks := []track{{"waiting", snap.Counters[trace.TrackWaiting], false}, inFlight}
+	if g.tracks == 3 {
+		tracks = append(tracks, track{"live lanes", snap.Counters[trace.TrackLanes], false})
+	}
+	limits := snap.Counters[trace.TrackLimit]
+	for i, tr := range tracks {
+		top := g.trackTop + float64(i)*(trackH+trackGap)
+		bottom := top + trackH
+		p.FillRect(g.plotL, top, g.plotR-g.plotL, trackH, colStripe)
+		peak := int64(1)
+		for _, s := range tr.data {
+			peak = max(peak, s.Value)
+		}
+		if tr.limit {
+			for _, s := range limits {
+				peak = max(peak, s.Value)
+			}
+		}
+		y := func(v int64) float64 { return bottom - float64(v)/float64(peak)*(trackH-4) }
+		area, line := t.stepPath(g, f, tr.data, y, bottom)
+		p.FillPath(area, colTrackFill)
+		p.StrokePath(line, colTrackLine, 1.5)
+		if tr.limit && len(limits) > 0 {
+			_, ll := t.stepPath(g, f, limits, y, bottom)
+			p.StrokePath(ll, colLimit, 1)
+		}
+		cur := int64(0)
+		if n := len(tr.data); n > 0 {
+			cur = tr.data[n-1].Value
+		}
+		label := tr.name + " " + strconv.FormatInt(cur, 10)
+		if tr.limit && snap.Stats.Limit > 0 {
+			label += " / " + strconv.FormatInt(snap.Stats.Limit, 10)
+		}
+		p.Text(t.fit(p, label, fontSmall, g.plotL-14), 8, top+trackH/2+4, fontSmall, colText, alignLeft)
+		p.Text(strconv.FormatInt(peak, 10), g.plotR-2, top+10, fontSmall, colMuted, alignRight)
+	}
+}
+
+// stepPath returns the outline of a counter track's samples as a filled
+// area and as a line, from the window's start to now.
+func (t *timeline) stepPath(g *geometry, f Frame, data []trace.Sample, y func(int64) float64, bottom float64) (area, line []byte) {
+	area = t.caps.buf(0)
+	line = t.caps.buf(1)
+	if len(data) == 0 {
+		return area, line
+	}
+	end := min(g.x(f.Now), g.plotR)
+	x0 := max(g.xt(data[0].Time), g.plotL)
+	if x0 >= end {
+		return area, line
+	}
+	area = appendCmd(area, 'M', x0, bottom)
+	line = appendCmd(line, 'M', x0, y(data[0].Value))
+	area = appendCmd(area, 'L', x0, y(data[0].Value))
+	for i := 1; i < len(data); i++ {
+		x := min(max(g.xt(data[i].Time), g.plotL), end)
+		v := y(data[i].Value)
+		area = appendCmd(area, 'H', x)
+		area = appendCmd(area, 'V', v)
+		line = appendCmd(line, 'H', x)
+		line = appendCmd(line, 'V', v)
+	}
+	area = appendCmd(area, 'H', end)
+	area = appendCmd(area, 'V', bottom)
+	area = append(area, 'Z')
+	line = appendCmd(line, 'H', end)
+	t.caps.keep(0, area)
+	t.caps.keep(1, line)
+	return area, line
+}
+
+func (t *timeline) drawNow(p painter, g *geometry, f Frame) {
+	x := math.Round(g.x(f.Now))
+	if x < g.plotL-1 || x > g.plotR+1 {
+		return
+	}
+	bottom := g.trackTop + float64(g.tracks)*(trackH+trackGap) - trackGap
+	p.FillRect(x-1, axisH-2, 2, bottom-axisH+2, colNow)
+	label := formatClock(f.Now.Round(10 * time.Millisecond))
+	if f.Replay {
+		label = "end"
+	}
+	w := p.TextWidth(label, fontSmall) + 10
+	lx := min(max(x-w/2, g.plotL), g.plotR-w)
+	p.FillRect(lx, 2, w, 15, colNow)
+	p.Text(label, lx+w/2, 13, fontSmall, "#ffffff", alignCenter)
+}
+
+// drawHover outlines the task under the pointer and draws its tooltip.
+func (t *timeline) drawHover(p painter, g *geometry, f Frame, m Point) {
+	if !m.In {
+		return
+	}
+	i := t.hitAt(m.X, m.Y)
+	if i < 0 {
+		return
+	}
+	h := t.hits[i]
+	x := &f.Snap.Tasks[h.task]
+	hover := *x
+	t.Hover = &hover
+	var outline []byte
+	outline = appendRect(outline, h.x0-1.5, h.y0-1.5, h.x1-h.x0+3, h.y1-h.y0+3)
+	p.StrokePath(outline, colHover, 1.5)
+
+	lines := tooltipLines(x, f, !f.Replay)
+	width := 0.0
+	for i, l := range lines {
+		font := fontLabel
+		if i == 0 {
+			font = fontBold
+		}
+		width = max(width, p.TextWidth(l, font))
+	}
+	bw, bh := width+20, float64(len(lines))*17+10
+	bx, by := m.X+14, m.Y+14
+	if bx+bw > g.w-4 {
+		bx = m.X - 14 - bw
+	}
+	if by+bh > t.Height-4 {
+		by = max(4, m.Y-14-bh)
+	}
+	bx = max(4, bx)
+	var box []byte
+	box = appendRect(box, bx, by, bw, bh)
+	p.FillPath(box, colTipBg)
+	p.StrokePath(box, colTipLine, 1)
+	for i, l := range lines {
+		font, color := fontLabel, colText
+		if i == 0 {
+			font = fontBold
+		}
+		if strings.HasPrefix(l, "click") {
+			color = colAxis
+		}
+		p.Text(l, bx+10, by+20+float64(i)*17, font, color, alignLeft)
+	}
+}
+
+// hitAt returns the index in t.hits of what is drawn at x, y, the last
+// drawn first, or -1.
+func (t *timeline) hitAt(x, y float64) int {
+	for i := len(t.hits) - 1; i >= 0; i-- {
+		h := t.hits[i]
+		if x >= h.x0-1 && x <= h.x1+1 && y >= h.y0-1 && y <= h.y1+1 {
+			return i
+		}
+	}
+	return -1
+}
+
+// OpenHit returns the centre of the first waiting or running task drawn
+// in the last frame and its name, and false if none is drawn.
+func (t *timeline) OpenHit(f Frame) (x, y float64, name string, ok bool) {
+	for _, h := range t.hits {
+		if h.task < len(f.Snap.Tasks) && f.Snap.Tasks[h.task].Open() {
+			return (h.x0 + h.x1) / 2, (h.y0 + h.y1) / 2, f.Snap.Tasks[h.task].Name, true
+		}
+	}
+	return 0, 0, "", false
+}
+
+// TaskAt returns the name of the task drawn at x, y in the last frame, and
+// false if none is.
+func (t *timeline) TaskAt(f Frame, x, y float64) (string, bool) {
+	i := t.hitAt(x, y)
+	if i < 0 || t.hits[i].task >= len(f.Snap.Tasks) {
+		return "", false
+	}
+	return f.Snap.Tasks[t.hits[i].task].Name, true
+}
+
+// tooltipLines describes a task for its tooltip.
+func tooltipLines(x *trace.Task, f Frame, live bool) []string {
+	name := x.Name
+	if name == "" {
+		name = "task " + strconv.FormatUint(x.ID, 10)
+	}
+	lines := []string{name + " · " + priorityName(x.Priority) + " · " + stateName(x.State)}
+	var facts []string
+	if x.Key != "" {
+		facts = append(facts, "key "+x.Key)
+	}
+	if x.Weight > 1 {
+		facts = append(facts, "weight "+strconv.FormatInt(x.Weight, 10))
+	}
+	if len(facts) > 0 {
+		lines = append(lines, strings.Join(facts, " · "))
+	}
+	now := f.Origin.Add(f.Now)
+	lines = append(lines, "enqueued at "+formatClock(x.Enqueued.Sub(f.Origin).Round(time.Millisecond)))
+	switch {
+	case !x.Started.IsZero():
+		run := now
+		if !x.Ended.IsZero() {
+			run = x.Ended
+		}
+		lines = append(lines, "waited "+formatSpan(x.Started.Sub(x.Enqueued))+" · ran "+formatSpan(run.Sub(x.Started)))
+	case !x.Ended.IsZero():
+		lines = append(lines, "waited "+formatSpan(x.Ended.Sub(x.Enqueued))+", never started")
+	default:
+		lines = append(lines, "waiting for "+formatSpan(now.Sub(x.Enqueued)))
+	}
+	if x.Err != "" {
+		lines = append(lines, "error: "+truncate(x.Err, 60))
+	}
+	if live && x.Open() {
+		lines = append(lines, "click to cancel it")
+	}
+	return lines
+}
+
+// pathSet gathers SVG path data by colour, so that each colour is filled
+// with one call. Its buffers are reused from frame to frame.
+type pathSet struct {
+	colors []string
+	paths  [][]byte
+	spare  [2][]byte
+}
+
+func (s *pathSet) reset() {
+	for i := range s.paths {
+		s.paths[i] = s.paths[i][:0]
+	}
+}
+
+func (s *pathSet) rect(color string, x, y, w, h float64) {
+	i := slices.Index(s.colors, color)
+	if i < 0 {
+		s.colors = append(s.colors, color)
+		s.paths = append(s.paths, nil)
+		i = len(s.colors) - 1
+	}
+	s.paths[i] = appendRect(s.paths[i], x, y, w, h)
+}
+
+// flush fills every colour's path, in the order colours were first used.
+func (s *pathSet) flush(p painter) {
+	for i, c := range s.colors {
+		if len(s.paths[i]) > 0 {
+			p.FillPath(s.paths[i], c)
+			s.paths[i] = s.paths[i][:0]
+		}
+	}
+}
+
+// buf returns spare buffer i, emptied; keep returns it after use so its
+// capacity is reused.
+func (s *pathSet) buf(i int) []byte     { return s.spare[i][:0] }
+func (s *pathSet) keep(i int, b []byte) { s.spare[i] = b[:0] }
+
+func appendRect(b []byte, x, y, w, h float64) []byte {
+	b = appendCmd(b, 'M', x, y)
+	b = appendCmd(b, 'h', w)
+	b = appendCmd(b, 'v', h)
+	b = appendCmd(b, 'h', -w)
+	return append(b, 'Z')
+}
+
+// appendCmd appends an SVG path command with its numbers, to one decimal.
+func appendCmd(b []byte, cmd byte, nums ...float64) []byte {
+	b = append(b, cmd)
+	for i, n := range nums {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		if math.IsNaN(n) || math.IsInf(n, 0) {
+			n = 0
+		}
+		b = strconv.AppendFloat(b, math.Round(n*10)/10, 'f', -1, 64)
+	}
+	return b
+}
+
+// naturalCompare orders strings with their runs of digits compared as
+// numbers: "consumer-2 · 10" after "consumer-2 · 9".
+func naturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digits(a), digits(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Compare(len(na), len(nb)); c != 0 {
+				return c
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func digits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}

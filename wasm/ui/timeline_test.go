@@ -1,0 +1,219 @@
+package ui_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"sluice/core"
+	"sluice/core/trace"
+	"sluice/wasm/sim"
+	"sluice/wasm/ui"
+)
+
+// playFor plays s at 1× for d in frames of 100 ms.
+func playFor(s *ui.Session, d time.Duration) {
+	s.SetPlaying(true)
+	for range d / (100 * time.Millisecond) {
+		s.Frame(100*time.Millisecond, ui.SpanFor)
+	}
+}
+
+func TestTimelineDraw(t *testing.T) {
+	ps, _ := sim.PresetByID("workqueue-cancel")
+	s, err := ui.NewSession(ps.Scenario, ps.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	playFor(s, time.Second)
+
+	tl := ui.NewTimeline(false)
+	var p ui.TestPainter
+	f := ui.DrawFrame(tl, &p, s, 0, 1000, ui.Point{})
+	if tl.Lanes != ps.Scenario.Limit {
+		t.Errorf("lanes drawn = %d, want one per worker slot, %d", tl.Lanes, ps.Scenario.Limit)
+	}
+	var running, started int
+	for _, x := range f.Snap.Tasks {
+		if !x.Started.IsZero() {
+			started++
+		}
+		if x.State == core.TaskRunning {
+			running++
+		}
+	}
+	if running != ps.Scenario.Limit {
+		t.Fatalf("%d tasks running after 1 s, want %d", running, ps.Scenario.Limit)
+	}
+	if tl.Bars != started {
+		t.Errorf("bars drawn = %d, want one per started task, %d", tl.Bars, started)
+	}
+	for _, want := range []string{"slot 1", "slot 3", "0s", "1s", "High waiting", "running 3 / 3", "waiting"} {
+		if !slices.ContainsFunc(p.Texts, func(s string) bool { return strings.HasPrefix(s, want) }) {
+			t.Errorf("the timeline shows no text %q; it shows %q", want, p.Texts)
+		}
+	}
+	if tl.Height < 200 || tl.Height > 600 {
+		t.Errorf("height = %v for 3 lanes, want a few hundred pixels", tl.Height)
+	}
+	if tl.Hover != nil {
+		t.Errorf("a task is hovered with the pointer outside the canvas")
+	}
+
+	// The pointer over a running task's bar shows its tooltip, and a click
+	// there names it.
+	var bar *trace.Task
+	for i := range f.Snap.Tasks {
+		if f.Snap.Tasks[i].State == core.TaskRunning {
+			bar = &f.Snap.Tasks[i]
+			break
+		}
+	}
+	x, y, ok := findBar(tl, f, bar.Name, 1000)
+	if !ok {
+		t.Fatalf("no pixel of the canvas names running task %s", bar.Name)
+	}
+	p = ui.TestPainter{}
+	tl.Draw(&p, f, 1000, tl.Height, ui.Point{X: x, Y: y, In: true})
+	if tl.Hover == nil || tl.Hover.Name != bar.Name {
+		t.Fatalf("hovered task = %v, want %s", tl.Hover, bar.Name)
+	}
+	if !slices.Contains(p.Texts, "click to cancel it") || !slices.ContainsFunc(p.Texts, func(s string) bool { return strings.HasPrefix(s, bar.Name+" · ") }) {
+		t.Errorf("tooltip texts = %q, want the task's name and how to cancel it", p.Texts)
+	}
+}
+
+// findBar returns a point where the timeline drew the named task.
+func findBar(tl interface {
+	TaskAt(ui.Frame, float64, float64) (string, bool)
+}, f ui.Frame, name string, w float64) (float64, float64, bool) {
+	for y := 0.0; y < 600; y += 2 {
+		for x := 0.0; x < w; x += 2 {
+			if n, ok := tl.TaskAt(f, x, y); ok && n == name {
+				return x, y, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// TestTimelineQueue draws 1,000 waiting tasks: the queue shows as many
+// as fit and counts the rest, and the drawing stays small.
+func TestTimelineQueue(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.Semaphore, Seed: 3, Limit: 4,
+		Bursts: []sim.Burst{{Count: 1000, MinMS: 5000, MaxMS: 9000, Priority: sim.PriorityMix{Low: 1, Normal: 1, High: 1}}}}
+	s, err := ui.NewSession(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	playFor(s, 200*time.Millisecond)
+	tl := ui.NewTimeline(false)
+	var p ui.TestPainter
+	ui.DrawFrame(tl, &p, s, 0, 1200, ui.Point{})
+	var more int
+	for _, s := range p.Texts {
+		if strings.HasPrefix(s, "+") {
+			more++
+		}
+	}
+	if more != 3 {
+		t.Errorf("%d queue rows say how many more wait, want 3 (High, Normal, Low): %q", more, p.Texts)
+	}
+	if len(p.Calls) > 400 {
+		t.Errorf("drawing 1,000 live tasks took %d painter calls, want few (one path per colour)", len(p.Calls))
+	}
+}
+
+// TestTimelineKeyed draws a keyed queue whose lanes were evicted and made
+// again: one row per key, in the keys' order.
+func TestTimelineKeyed(t *testing.T) {
+	ps, _ := sim.PresetByID("keyed-devices")
+	s, err := ui.NewSession(ps.Scenario, ps.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runToEnd(t, s)
+	tl := ui.NewTimeline(false)
+	var p ui.TestPainter
+	f := ui.DrawFrame(tl, &p, s, 0, 1000, ui.Point{})
+	keys := map[string]bool{}
+	for _, l := range f.Snap.Lanes {
+		keys[l.Key] = true
+	}
+	if tl.Lanes != len(keys) {
+		t.Errorf("rows = %d, want one per key, %d (lanes %d)", tl.Lanes, len(keys), len(f.Snap.Lanes))
+	}
+	var rows []string
+	for _, s := range p.Texts {
+		if strings.HasPrefix(s, "device-") {
+			rows = append(rows, s)
+		}
+	}
+	if !slices.IsSortedFunc(rows, ui.NaturalCompare) {
+		t.Errorf("key rows %q are not in the keys' order", rows)
+	}
+	for _, r := range rows {
+		if !strings.HasSuffix(r, "(evicted)") {
+			t.Errorf("row %q: every lane is evicted at the end of the run", r)
+		}
+	}
+}
+
+func TestTimelineConsumers(t *testing.T) {
+	ps, _ := sim.PresetByID("consumers")
+	s, err := ui.NewSession(ps.Scenario, ps.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	playFor(s, time.Second)
+	tl := ui.NewTimeline(true)
+	var p ui.TestPainter
+	ui.DrawFrame(tl, &p, s, 0, 700, ui.Point{})
+	max := 0
+	for _, c := range ps.Scenario.Consumers {
+		max += c.Concurrency
+	}
+	if tl.Lanes < 2 || tl.Lanes > max {
+		t.Errorf("lanes = %d, want one per handler goroutine in use (at most %d)", tl.Lanes, max)
+	}
+	if !slices.ContainsFunc(p.Texts, func(s string) bool { return strings.HasPrefix(s, "consumer-1 · 1") }) {
+		t.Errorf("no lane for consumer-1's first handler: %q", p.Texts)
+	}
+}
+
+func TestTimelineReplay(t *testing.T) {
+	foreign := `{"traceEvents":[
+		{"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"db pool"}},
+		{"ph":"X","name":"query","pid":1,"tid":7,"ts":0,"dur":1500},
+		{"ph":"X","name":"query","pid":1,"tid":7,"ts":2000,"dur":500},
+		{"ph":"X","name":"render","pid":1,"tid":8,"ts":100,"dur":2500}]}`
+	ps := sim.Presets()[0]
+	s, err := ui.NewSession(ps.Scenario, ps.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.LoadTrace(strings.NewReader(foreign), "foreign.json"); err != nil {
+		t.Fatal(err)
+	}
+	tl := ui.NewTimeline(false)
+	var p ui.TestPainter
+	f := ui.DrawFrame(tl, &p, s, 0, 1000, ui.Point{})
+	if !f.Replay || f.To <= f.From || f.Now != 2600*time.Microsecond {
+		t.Errorf("replay frame window %v..%v now %v, want the whole trace, 2.6 ms long", f.From, f.To, f.Now)
+	}
+	if tl.Bars != 3 || tl.Lanes != 2 {
+		t.Errorf("drew %d bars on %d lanes, want 3 on 2", tl.Bars, tl.Lanes)
+	}
+	if !slices.Contains(p.Texts, "db pool") {
+		t.Errorf("the lane named by thread_name is not shown: %q", p.Texts)
+	}
+	if err := s.Cancel("query"); err == nil {
+		t.Errorf("Cancel in replay = nil; a loaded trace is read-only")
+	}
+}
