@@ -52,6 +52,9 @@ type Semaphore struct {
 	queue  waiterHeap // waiters that fit the limit, best first; guarded by mu
 	parked []*waiter  // waiters asking for more than the limit; guarded by mu
 	seq    uint64     // arrival counter; guarded by mu
+	// resizes counts SetLimit calls, so that only the latest of
+	// overlapping calls applies; guarded by mu.
+	resizes uint64
 
 	cfg   config
 	epoch time.Time // the clock's time at creation, the origin of aging keys
@@ -321,13 +324,29 @@ func (s *Semaphore) release(n int64) {
 // takes no tokens back: callers keep what they hold, and new acquires wait
 // until enough is released to fit under the new limit. Waiters asking for
 // more than the new limit stop blocking the queue until the limit grows
-// again. It panics if n is negative.
+// again. When calls overlap, the last to take effect wins. An observer sees
+// the Resized event of a growth before any start the growth allows, and
+// that of a shrink once it took effect. It panics if n is negative.
 func (s *Semaphore) SetLimit(n int64) {
 	if n < 0 {
 		panic(fmt.Sprintf("core: semaphore limit %d is negative", n))
 	}
 	aging := s.cfg.aging > 0
 	s.lock()
+	s.resizes++
+	call := s.resizes
+	grow := n > s.lim
+	if grow && s.cfg.observer != nil {
+		// Report a growth before any waiter it wakes starts, so that an
+		// observer never counts more tokens in use than it was told of.
+		s.unlock()
+		s.cfg.emit(Event{Kind: Resized, Weight: n})
+		s.lock()
+		if call != s.resizes {
+			s.unlock() // a later call overtook this one
+			return
+		}
+	}
 	old := s.lim
 	s.lim = n
 	s.limitMirror.Store(n)
@@ -356,7 +375,7 @@ func (s *Semaphore) SetLimit(n int64) {
 	}
 	s.notify()
 	s.unlock()
-	if s.cfg.observer != nil {
+	if !grow && s.cfg.observer != nil {
 		s.cfg.emit(Event{Kind: Resized, Weight: n})
 	}
 }

@@ -635,6 +635,59 @@ func TestSemaphoreObserver(t *testing.T) {
 	})
 }
 
+// jitterClock is the wall clock, but reading it yields the processor a
+// random number of times: it shuffles the order in which goroutines report
+// events, so that a test sees the orders a loaded machine would produce.
+type jitterClock struct{}
+
+func (jitterClock) Now() time.Time {
+	for range rand.IntN(20) {
+		runtime.Gosched()
+	}
+	return time.Now()
+}
+
+func (jitterClock) AfterFunc(d time.Duration, f func()) core.Timer { return time.AfterFunc(d, f) }
+
+// TestSemaphoreObservedLimit checks that an observer counting tokens from
+// events never sees more in use than the last limit it was told of while
+// SetLimit grows the semaphore under load: a growth is reported before the
+// waiters it wakes start.
+func TestSemaphoreObservedLimit(t *testing.T) {
+	var mu sync.Mutex
+	limit, inUse := int64(1), int64(0)
+	s := core.NewSemaphore(1, core.WithClock(jitterClock{}), core.WithObserver(func(e core.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e.Kind {
+		case core.Resized:
+			limit = e.Weight
+		case core.Started:
+			inUse += e.Weight
+			if inUse > limit {
+				t.Errorf("task %d started with %d tokens in use, limit %d", e.Task, inUse, limit)
+			}
+		case core.Finished:
+			inUse -= e.Weight
+		}
+	}))
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for range 400 {
+		wg.Go(func() {
+			s.Do(ctx, 1, func(context.Context) error {
+				runtime.Gosched()
+				return nil
+			})
+		})
+	}
+	for n := range int64(16) {
+		s.SetLimit(2 + n)
+		runtime.Gosched()
+	}
+	wg.Wait()
+}
+
 // TestSemaphoreStress runs many waiters with random weights, priorities and
 // cancellations, and checks that the limit always holds and that every token
 // comes back.

@@ -50,7 +50,8 @@ type WorkQueue struct {
 	state     wqState
 	stopping  bool // the stop (Closed event, stopped closed) is claimed
 	limit     int
-	workers   int // slots in use: worker goroutines and Do calls running inline
+	resizes   uint64 // SetParallelism calls so far, so that only the latest applies
+	workers   int    // slots in use: worker goroutines and Do calls running inline
 	pending   wqPending
 	reserved  int                     // accepted tasks being announced, not yet queued
 	emitting  int                     // calls reporting tasks' ends outside the lock
@@ -169,19 +170,34 @@ func (q *WorkQueue) TrySubmit(fn func(context.Context) error, opts ...TaskOption
 
 // SetParallelism changes how many functions may run at once. Growing starts
 // pending tasks at once; shrinking lets running functions finish and starts
-// no more until fewer than n run. It does not block. It panics if n < 1.
+// no more until fewer than n run. It does not block. When calls overlap, the
+// last to take effect wins. An observer sees the Resized event of a growth
+// before any start the growth allows, and that of a shrink once it took
+// effect. It panics if n < 1.
 func (q *WorkQueue) SetParallelism(n int) {
 	if n < 1 {
 		panic(fmt.Sprintf("core: parallelism %d must be at least 1", n))
 	}
 	q.mu.Lock()
+	q.resizes++
+	call := q.resizes
+	grow := n > q.limit
+	if grow && q.cfg.observer != nil {
+		q.mu.Unlock()
+		q.cfg.emit(Event{Kind: Resized, Weight: int64(n)})
+		q.mu.Lock()
+		if call != q.resizes {
+			q.mu.Unlock() // a later call overtook this one
+			return
+		}
+	}
 	q.limit = n
 	for spawn := min(n-q.workers, q.pending.len()); spawn > 0; spawn-- {
 		q.workers++
 		go q.workFn()
 	}
 	q.mu.Unlock()
-	if q.cfg.observer != nil {
+	if !grow && q.cfg.observer != nil {
 		q.cfg.emit(Event{Kind: Resized, Weight: int64(n)})
 	}
 }

@@ -1436,3 +1436,43 @@ func ExampleWorkQueue_priority() {
 	// receipt
 	// report
 }
+
+// TestWorkQueueObservedParallelism checks that an observer counting running
+// tasks from events never sees more than the last parallelism it was told
+// of while SetParallelism grows the queue under load: a growth is reported
+// before the tasks it starts.
+func TestWorkQueueObservedParallelism(t *testing.T) {
+	var mu sync.Mutex
+	limit, running := int64(1), 0
+	q := core.NewWorkQueue(1, core.WithClock(jitterClock{}), core.WithObserver(func(e core.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case e.Kind == core.Resized:
+			limit = e.Weight
+		case e.Kind == core.Started:
+			running++
+			if int64(running) > limit {
+				t.Errorf("task %d started with %d running, parallelism %d", e.Task, running, limit)
+			}
+		case e.Kind.Terminal() && e.Task != 0:
+			running--
+		}
+	}))
+	ctx := context.Background()
+	for range 400 {
+		if _, err := q.Submit(ctx, func(context.Context) error {
+			runtime.Gosched()
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for n := range 16 {
+		q.SetParallelism(2 + n)
+		runtime.Gosched()
+	}
+	if err := q.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
