@@ -18,37 +18,8 @@ import (
 	"sluice/core"
 )
 
-// wqRecorder collects a queue's events; it is safe for concurrent use.
-type wqRecorder struct {
-	mu     sync.Mutex
-	events []core.Event
-}
-
-func (r *wqRecorder) observe(e core.Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
-}
-
-func (r *wqRecorder) all() []core.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.events)
-}
-
-// kinds returns the kinds of task id's events, in order.
-func (r *wqRecorder) kinds(id uint64) []core.EventKind {
-	var ks []core.EventKind
-	for _, e := range r.all() {
-		if e.Task == id {
-			ks = append(ks, e.Kind)
-		}
-	}
-	return ks
-}
-
 // count returns how many events of kind were recorded.
-func (r *wqRecorder) count(kind core.EventKind) int {
+func (r *recorder) count(kind core.EventKind) int {
 	n := 0
 	for _, e := range r.all() {
 		if e.Kind == kind {
@@ -217,7 +188,7 @@ func TestWorkQueueDo(t *testing.T) {
 func TestWorkQueueSubmit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		var rec wqRecorder
+		var rec recorder
 		q := core.NewWorkQueue(1, core.WithObserver(rec.observe))
 		g := newWQGate()
 		first, err := q.Submit(ctx, g.fn, core.WithName("first"))
@@ -281,7 +252,7 @@ func (c wqClock) Now() time.Time { return c.now }
 func (c wqClock) AfterFunc(d time.Duration, f func()) core.Timer { return time.AfterFunc(d, f) }
 
 func TestWorkQueueObserver(t *testing.T) {
-	var rec wqRecorder
+	var rec recorder
 	at := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
 	p := core.NewProcessor(1, upper, core.WithObserver(rec.observe), core.WithClock(wqClock{at}))
 	if _, err := p.Process(t.Context(), "a", core.WithName("one")); err != nil {
@@ -512,7 +483,7 @@ func TestWorkQueueLimit(t *testing.T) {
 func TestWorkQueueSetParallelism(t *testing.T) {
 	t.Run("growing starts pending tasks at once", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			var rec wqRecorder
+			var rec recorder
 			q := core.NewWorkQueue(1, core.WithObserver(rec.observe))
 			defer q.Close()
 			gates := make([]*wqGate, 4)
@@ -552,7 +523,7 @@ func TestWorkQueueSetParallelism(t *testing.T) {
 	})
 	t.Run("shrinking lets running tasks finish", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			var rec wqRecorder
+			var rec recorder
 			q := core.NewWorkQueue(3, core.WithObserver(rec.observe))
 			defer q.Close()
 			gates := make([]*wqGate, 6)
@@ -592,7 +563,7 @@ func TestWorkQueueSetParallelism(t *testing.T) {
 func TestWorkQueueCancel(t *testing.T) {
 	t.Run("pending task never runs", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			var rec wqRecorder
+			var rec recorder
 			q := core.NewWorkQueue(1, core.WithObserver(rec.observe))
 			defer q.Close()
 			g := newWQGate()
@@ -715,7 +686,7 @@ func TestWorkQueueCancel(t *testing.T) {
 }
 
 func TestWorkQueuePanic(t *testing.T) {
-	var rec wqRecorder
+	var rec recorder
 	q := core.NewWorkQueue(1, core.WithObserver(rec.observe))
 	defer q.Close()
 	cause := errors.New("cause")
@@ -773,7 +744,7 @@ func TestWorkQueueGoexit(t *testing.T) {
 func TestWorkQueueClose(t *testing.T) {
 	t.Run("cancels pending and running tasks", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			var rec wqRecorder
+			var rec recorder
 			q := core.NewWorkQueue(2, core.WithObserver(rec.observe))
 			var running []*core.Task
 			for range 2 {
@@ -814,7 +785,7 @@ func TestWorkQueueClose(t *testing.T) {
 	})
 	t.Run("twice and concurrently, with Drain", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			var rec wqRecorder
+			var rec recorder
 			q := core.NewWorkQueue(1, core.WithObserver(rec.observe))
 			g := newWQGate()
 			q.Submit(t.Context(), g.fn)
@@ -869,7 +840,7 @@ func TestWorkQueueClose(t *testing.T) {
 func TestWorkQueueDrain(t *testing.T) {
 	t.Run("finishes every accepted task", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			var rec wqRecorder
+			var rec recorder
 			q := core.NewWorkQueue(2, core.WithCapacity(2), core.WithObserver(rec.observe))
 			var done atomic.Int64
 			g := newWQGate()
@@ -1007,7 +978,7 @@ func TestWorkQueueDeadlocks(t *testing.T) {
 	})
 	t.Run("task submits to its own queue at parallelism 1, capacity 1", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			var rec wqRecorder
+			var rec recorder
 			q := core.NewWorkQueue(1, core.WithCapacity(1), core.WithObserver(rec.observe))
 			defer q.Close()
 			var steps []string
