@@ -886,3 +886,46 @@ func TestServedFiles(t *testing.T) {
 func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams {
 	return p.WithAwaitPromise(true)
 }
+
+// TestLimitsLevelsAndKeys opens a link with a limit far above the old
+// cap, priority levels of its own and named keys, runs it to the end, and
+// types a bad priority list.
+func TestLimitsLevelsAndKeys(t *testing.T) {
+	b := newBrowser(t)
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.Keyed, Seed: 3, Limit: 500, IdleMS: 200, Speed: 10,
+		Bursts: []sim.Burst{
+			{Count: 300, MinMS: 50, MaxMS: 400, Levels: []int{5, -3, 100}, KeyNames: []string{"eu-west", "us-east", "東京"}},
+			{AtMS: 100, Count: 200, MinMS: 50, MaxMS: 100, Keys: 300},
+		}}
+	var ok bool
+	b.run(t, "opening the link",
+		chromedp.Navigate(base+"/?v=1#s="+sc.Encode()),
+		chromedp.WaitVisible(mounted),
+	)
+	s := b.waitFinished(t, "", totalTasks(sc))
+	checkRun(t, s, sc)
+	if s.Kind == "error" {
+		t.Errorf("a good link shows an error: %s", s.Message)
+	}
+	if s.Succeeded != 500 || s.MaxRunning <= 64 || s.MaxLimit != 500 {
+		t.Errorf("succeeded %d, max running %d, limit %d; want 500, more than 64, 500", s.Succeeded, s.MaxRunning, s.MaxLimit)
+	}
+	var waits string
+	b.run(t, "reading the waits", chromedp.Text("#waits", &waits, chromedp.ByQuery))
+	for _, want := range []string{"priority 100", "priority 5", "priority -3"} {
+		if !strings.Contains(waits, want) {
+			t.Errorf("the waits table %q lacks %q", waits, want)
+		}
+	}
+	b.screenshot(t, "levels-keys.png")
+
+	b.run(t, "typing a bad priority list",
+		chromedp.SetValue("#burst-levels", "5, high", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#burst-levels').dispatchEvent(new Event('change', {bubbles: true}))`, &ok),
+		chromedp.Poll(`document.querySelector('#message').dataset.kind === "error"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	if s := b.stats(t); !strings.Contains(s.Message, `"high" is not a whole number`) {
+		t.Errorf("message = %q, want it to say the list is not whole numbers", s.Message)
+	}
+	b.checkClean(t)
+}

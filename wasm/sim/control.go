@@ -133,7 +133,7 @@ func (r *Runner) cancelWhere(match func(*task) bool) {
 // returns once the run is at rest.
 func (r *Runner) SetLimit(n int) error {
 	if n < 1 || n > MaxLimit {
-		return fmt.Errorf("the limit must be between 1 and %d; %s was asked for", MaxLimit, num(n))
+		return errors.New(limitProblem("the limit", n, 1))
 	}
 	if r.isStopped() {
 		return errors.New("the run has stopped: reset it to change the limit")

@@ -15,7 +15,7 @@ import (
 // Limits on what Decode reads, so that a hostile link cannot make the page
 // do much work: a link's text, and the JSON it unpacks to.
 const (
-	MaxLinkLen = 16 << 10 // characters of base64url text
+	MaxLinkLen = 32 << 10 // characters of base64url text: room for MaxKeyBytes of key names that do not compress
 	MaxJSONLen = 64 << 10 // bytes of JSON once inflated
 )
 
@@ -133,5 +133,14 @@ func (s *Scenario) normalize() {
 	}
 	if len(s.Actions) == 0 {
 		s.Actions = nil
+	}
+	for i := range s.Bursts {
+		b := &s.Bursts[i]
+		if len(b.Levels) == 0 {
+			b.Levels = nil
+		}
+		if len(b.KeyNames) == 0 {
+			b.KeyNames = nil
+		}
 	}
 }

@@ -67,7 +67,10 @@ func TestDecodeMalformed(t *testing.T) {
 		{"unknown field", pack(`{"v":1,"primitive":"semaphore","limit":2,"turbo":true}`), `does not fit this playground's format: json: unknown field "turbo"`},
 		{"wrong type", pack(`{"v":1,"primitive":"semaphore","limit":"two"}`), "does not fit this playground's format"},
 		{"trailing data", pack(valid + `{}`), "is not a scenario's JSON: invalid character '{' after top-level value"},
-		{"invalid values", pack(`{"v":1,"primitive":"semaphore","seed":1,"limit":500}`), "cannot run: limit must be between 1 and 64; it is 500"},
+		{"invalid values", pack(`{"v":1,"primitive":"semaphore","seed":1,"limit":50000}`), "cannot run: limit must be between 1 and 10,000; it is 50,000"},
+		{"bad levels", pack(`{"v":1,"primitive":"workqueue","seed":1,"limit":2,"bursts":[{"count":2,"minMs":5,"maxMs":9,"levels":[1,1]}]}`), "cannot run: burst 1: priority level 1 is listed twice"},
+		{"levels not ints", pack(`{"v":1,"primitive":"workqueue","seed":1,"limit":2,"bursts":[{"count":2,"minMs":5,"maxMs":9,"levels":["high"]}]}`), "does not fit this playground's format"},
+		{"bad key names", pack(`{"v":1,"primitive":"keyed","seed":1,"limit":2,"bursts":[{"count":2,"minMs":5,"maxMs":9,"keyNames":["a",""]}]}`), "cannot run: burst 1: key 2 is empty"},
 		{"huge burst", pack(`{"v":1,"primitive":"semaphore","limit":2,"bursts":[{"count":50000,"minMs":1,"maxMs":2}]}`), "a burst can hold at most 10,000 tasks; this one asks for 50,000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,3 +106,46 @@ func TestEncodeSanitizesSpeed(t *testing.T) {
 }
 
 func posInf() float64 { var z float64; return 1 / z }
+
+func TestEncodeDecodeNewFields(t *testing.T) {
+	s := sim.Scenario{V: sim.Version, Primitive: sim.Keyed, Seed: 9, Limit: 500,
+		Bursts: []sim.Burst{
+			{Count: 40, MinMS: 10, MaxMS: 90, Levels: []int{5, -3, 100}, KeyNames: []string{"eu-west", "us-east", "東京"}},
+			{AtMS: 50, Count: 5, MinMS: 10, MaxMS: 20, Keys: 3},
+		}}
+	text := s.Encode()
+	got, err := sim.Decode(text)
+	if err != nil {
+		t.Fatalf("Decode = %v", err)
+	}
+	if !reflect.DeepEqual(got, s) {
+		t.Errorf("Decode(Encode(s)) = %+v, want %+v", got, s)
+	}
+	// Empty lists, as a hand-written link may carry, decode as no list.
+	got, err = sim.Decode(pack(`{"v":1,"primitive":"keyed","seed":9,"limit":0,"bursts":[{"count":1,"minMs":1,"maxMs":1,"keys":2,"levels":[],"keyNames":[]}]}`))
+	if err != nil {
+		t.Fatalf("Decode = %v", err)
+	}
+	if b := got.Bursts[0]; b.Levels != nil || b.KeyNames != nil {
+		t.Errorf("Decode gave levels %#v and key names %#v, want nil and nil", b.Levels, b.KeyNames)
+	}
+}
+
+func TestOldLinksDecodeAsBefore(t *testing.T) {
+	// A link written before bursts could list levels and key names, and
+	// before limits above 64, decodes to the scenario it always did.
+	old := pack(`{"v":1,"primitive":"keyed","seed":4,"limit":0,"idleMs":1000,"colorBy":"key","speed":1,` +
+		`"bursts":[{"count":12,"minMs":200,"maxMs":500,"priority":{"normal":1,"high":1},"keys":4}]}`)
+	got, err := sim.Decode(old)
+	if err != nil {
+		t.Fatalf("Decode = %v", err)
+	}
+	want := sim.Scenario{V: 1, Primitive: sim.Keyed, Seed: 4, IdleMS: 1000, ColorBy: "key", Speed: 1,
+		Bursts: []sim.Burst{{Count: 12, MinMS: 200, MaxMS: 500, Priority: sim.PriorityMix{Normal: 1, High: 1}, Keys: 4}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Decode = %+v, want %+v", got, want)
+	}
+	if want.Encode() != got.Encode() {
+		t.Errorf("re-encoding an old scenario changed it")
+	}
+}

@@ -128,7 +128,7 @@ func NewRunner(s Scenario, cfg Config) (*Runner, error) {
 		return nil, err
 	}
 	s.Consumers = slices.Clone(s.Consumers)
-	s.Bursts = slices.Clone(s.Bursts)
+	s.Bursts = cloneBursts(s.Bursts)
 	s.Actions = slices.Clone(s.Actions)
 	r := &Runner{
 		sc:        s,
@@ -189,8 +189,12 @@ func (r *Runner) makeTasks(b Burst, burst int) []*task {
 			n: n, name: "t" + strconv.Itoa(n), burst: burst, weight: 1, consumer: -1,
 			cancelAfter: ms(b.CancelAfterMS), at: -1, started: -1, ended: -1,
 		}
-		t.prio = pick(r.rng, core.Normal, []core.Priority{core.Low, core.Normal, core.High},
-			[]int{b.Priority.Low, b.Priority.Normal, b.Priority.High})
+		if len(b.Levels) > 0 {
+			t.prio = core.Priority(b.Levels[r.rng.IntN(len(b.Levels))])
+		} else {
+			t.prio = pick(r.rng, core.Normal, []core.Priority{core.Low, core.Normal, core.High},
+				[]int{b.Priority.Low, b.Priority.Normal, b.Priority.High})
+		}
 		t.outcome = pick(r.rng, OutcomeOK, []Outcome{OutcomeOK, OutcomeFail, OutcomePanic, OutcomeSlow},
 			[]int{b.Outcome.OK, b.Outcome.Fail, b.Outcome.Panic, b.Outcome.Slow})
 		t.dur = ms(b.MinMS + r.rng.IntN(b.MaxMS-b.MinMS+1))
@@ -199,7 +203,11 @@ func (r *Runner) makeTasks(b Burst, burst int) []*task {
 		}
 		switch r.sc.Primitive {
 		case Keyed:
-			t.key = KeyName(r.rng.IntN(b.Keys))
+			if len(b.KeyNames) > 0 {
+				t.key = b.KeyNames[r.rng.IntN(len(b.KeyNames))]
+			} else {
+				t.key = KeyName(r.rng.IntN(b.Keys))
+			}
 		case Semaphore:
 			t.weight = int64(max(b.Weight, 1))
 		case Consume:
@@ -243,9 +251,19 @@ func pick[T any](rng *rand.Rand, def T, vs []T, ws []int) T {
 func (r *Runner) Scenario() Scenario {
 	s := r.sc
 	s.Consumers = slices.Clone(s.Consumers)
-	s.Bursts = slices.Clone(s.Bursts)
+	s.Bursts = cloneBursts(s.Bursts)
 	s.Actions = slices.Clone(s.Actions)
 	return s
+}
+
+// cloneBursts copies bs and the lists its bursts hold.
+func cloneBursts(bs []Burst) []Burst {
+	bs = slices.Clone(bs)
+	for i := range bs {
+		bs[i].Levels = slices.Clone(bs[i].Levels)
+		bs[i].KeyNames = slices.Clone(bs[i].KeyNames)
+	}
+	return bs
 }
 
 // Clock returns the run's virtual clock, for reading the time. Move time

@@ -50,6 +50,18 @@ func scenarios() map[string]sim.Scenario {
 			{AtMS: 500, Count: 3, MinMS: 20, MaxMS: 40},
 		},
 		Actions: []sim.Action{{AtMS: 100, Do: sim.ActionLimit, N: 3}, {AtMS: 300, Do: sim.ActionDrain}}}
+	levels := []int{5, -3, 100}
+	m["keyed-names"] = sim.Scenario{V: sim.Version, Primitive: sim.Keyed, Seed: 12, Limit: 500, IdleMS: 80,
+		Bursts: []sim.Burst{
+			{Count: 40, MinMS: 10, MaxMS: 60, Levels: levels, KeyNames: []string{"eu-west", "us-east", "東京"}, Outcome: mix},
+			{AtMS: 300, Count: 10, MinMS: 10, MaxMS: 40, Keys: 2, CancelAfterMS: 30},
+		}}
+	m["workqueue-levels"] = sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 13, Limit: 3,
+		Bursts:  []sim.Burst{{Count: 30, MinMS: 10, MaxMS: 60, Levels: levels, Outcome: mix}},
+		Actions: []sim.Action{{AtMS: 100, Do: sim.ActionLimit, N: 500}}}
+	m["consume-priorities"] = sim.Scenario{V: sim.Version, Primitive: sim.Consume, Seed: 14, Limit: 3,
+		Consumers: []sim.Consumer{{Concurrency: 500, Priority: 100}, {Concurrency: 2, Priority: -7}},
+		Bursts:    []sim.Burst{{Count: 20, MinMS: 10, MaxMS: 60, Outcome: mix}}}
 	return m
 }
 
@@ -451,7 +463,7 @@ func TestSetLimit(t *testing.T) {
 				t.Errorf("Resized events with %v, want [3]", c.resized)
 			}
 			c.mu.Unlock()
-			for _, n := range []int{0, 65} {
+			for _, n := range []int{0, sim.MaxLimit + 1} {
 				if err := r.SetLimit(n); err == nil {
 					t.Errorf("SetLimit(%d) = nil, want an error", n)
 				}
@@ -637,7 +649,8 @@ func TestLargeRun(t *testing.T) {
 	if testing.Short() {
 		n = 1000
 	}
-	s := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 11, Limit: sim.MaxLimit,
+	const limit = 64
+	s := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 11, Limit: limit,
 		Bursts: []sim.Burst{{Count: n, MinMS: 1, MaxMS: 100, Priority: sim.PriorityMix{Low: 1, Normal: 1, High: 1}}}}
 	r, _ := start(t, s)
 	steps := 0
@@ -645,8 +658,8 @@ func TestLargeRun(t *testing.T) {
 		steps++
 	}
 	checkEnd(t, r)
-	if st := r.Stats(); st.Succeeded != n || st.MaxRunning != sim.MaxLimit {
-		t.Errorf("%d succeeded, at most %d running; want %d and %d", st.Succeeded, st.MaxRunning, n, sim.MaxLimit)
+	if st := r.Stats(); st.Succeeded != n || st.MaxRunning != limit {
+		t.Errorf("%d succeeded, at most %d running; want %d and %d", st.Succeeded, st.MaxRunning, n, limit)
 	}
 }
 
@@ -682,5 +695,123 @@ func TestStats(t *testing.T) {
 	})
 	if fmt.Sprint(names) != "[t1 t2 t3 t4 t5 t6]" {
 		t.Errorf("task names %v", names)
+	}
+}
+
+func TestLimitsAbove64(t *testing.T) {
+	for _, tc := range []struct {
+		prim  string
+		limit int
+	}{
+		{sim.Semaphore, 500}, {sim.WorkQueue, 500}, {sim.Processor, 2000}, {sim.Keyed, 500}, {sim.Consume, 500},
+	} {
+		t.Run(tc.prim, func(t *testing.T) {
+			// 700 tasks: more than the smaller limits, few enough for the
+			// race detector's goroutine limit.
+			const n = 700
+			s := sim.Scenario{V: sim.Version, Primitive: tc.prim, Seed: 21, Limit: tc.limit,
+				Bursts: []sim.Burst{{Count: n, MinMS: 100, MaxMS: 200}}}
+			switch tc.prim {
+			case sim.Keyed:
+				s.Bursts[0].Keys = sim.MaxKeys
+			case sim.Consume:
+				s.Consumers = []sim.Consumer{{Concurrency: 2000}}
+			}
+			r, _ := start(t, s)
+			stepToEnd(t, r, s)
+			checkEnd(t, r)
+			st := r.Stats()
+			want := min(tc.limit, n)
+			if tc.prim == sim.Keyed {
+				want = st.MaxRunning // bounded by the keys that have work
+			}
+			if st.Succeeded != n || st.MaxRunning != want || st.MaxRunning > tc.limit {
+				t.Errorf("%d succeeded, at most %d running; want %d and %d", st.Succeeded, st.MaxRunning, n, want)
+			}
+			if tc.prim == sim.Keyed && st.MaxRunning <= 64 {
+				t.Errorf("at most %d keys ran at once; want more than 64 with a limit of %d", st.MaxRunning, tc.limit)
+			}
+		})
+	}
+}
+
+func TestLevelsAndKeyNames(t *testing.T) {
+	levels := []int{5, -3, 100}
+	names := []string{"eu-west", "us-east", "東京"}
+	for _, prim := range []string{sim.Semaphore, sim.WorkQueue, sim.Processor, sim.Keyed} {
+		t.Run(prim, func(t *testing.T) {
+			s := sim.Scenario{V: sim.Version, Primitive: prim, Seed: 5, Limit: 2,
+				Bursts: []sim.Burst{{Count: 60, MinMS: 10, MaxMS: 50, Levels: levels, KeyNames: names}}}
+			if prim != sim.Keyed {
+				s.Bursts[0].KeyNames = nil
+			}
+			r, _ := start(t, s)
+			stepToEnd(t, r, s)
+			checkEnd(t, r)
+			seenPrio := make(map[core.Priority]int)
+			seenKey := make(map[string]int)
+			for _, ti := range r.Tasks() {
+				seenPrio[ti.Priority]++
+				seenKey[ti.Key]++
+			}
+			for _, l := range levels {
+				if seenPrio[core.Priority(l)] == 0 {
+					t.Errorf("no task got priority %d; tasks by priority: %v", l, seenPrio)
+				}
+			}
+			if len(seenPrio) != len(levels) {
+				t.Errorf("tasks by priority: %v, want only %v", seenPrio, levels)
+			}
+			if prim == sim.Keyed {
+				for _, k := range names {
+					if seenKey[k] == 0 {
+						t.Errorf("no task got key %q; tasks by key: %v", k, seenKey)
+					}
+				}
+				if len(seenKey) != len(names) {
+					t.Errorf("tasks by key: %v, want only %q", seenKey, names)
+				}
+			}
+			if st := r.Stats(); st.Succeeded != 60 {
+				t.Errorf("%d succeeded, want 60", st.Succeeded)
+			}
+		})
+	}
+}
+
+func TestLevelsOrderTheQueue(t *testing.T) {
+	// One worker, every task submitted at once: after the first, tasks
+	// start highest level first, as core orders any int priority.
+	s := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 3, Limit: 1,
+		Bursts: []sim.Burst{{Count: 30, MinMS: 10, MaxMS: 10, Levels: []int{5, -3, 100, 1_000_000}}}}
+	r, _ := start(t, s)
+	stepToEnd(t, r, s)
+	checkEnd(t, r)
+	ts := r.Tasks()
+	slices.SortFunc(ts, func(a, b sim.TaskInfo) int { return int(a.Started - b.Started) })
+	for i := 2; i < len(ts); i++ {
+		if ts[i].Priority > ts[i-1].Priority {
+			t.Errorf("%s (priority %d) started after %s (priority %d)", ts[i].Name, ts[i].Priority, ts[i-1].Name, ts[i-1].Priority)
+		}
+	}
+}
+
+func TestMixDrawsAsBefore(t *testing.T) {
+	// A burst without levels or key names draws exactly what it drew
+	// before they existed, so that old links replay as they did.
+	s := sim.Scenario{V: sim.Version, Primitive: sim.Keyed, Seed: 4, Limit: 0,
+		Bursts: []sim.Burst{{Count: 6, MinMS: 200, MaxMS: 500, Keys: 4, Priority: sim.PriorityMix{Normal: 1, High: 1}}}}
+	r, err := sim.NewRunner(s, sim.Config{})
+	if err != nil {
+		t.Fatalf("NewRunner = %v", err)
+	}
+	defer func() { r.Stop(); r.Wait() }()
+	var got []string
+	for _, ti := range r.Tasks() {
+		got = append(got, fmt.Sprintf("%s/%d/%v", ti.Key, ti.Priority, ti.Duration))
+	}
+	const want = "[device-3/1/493ms device-4/1/481ms device-1/0/427ms device-2/1/359ms device-3/1/478ms device-1/1/313ms]" // as drawn before
+	if fmt.Sprint(got) != want {
+		t.Errorf("draws = %v, want %s", got, want)
 	}
 }

@@ -3,8 +3,11 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Version is the scenario format this package writes. [Decode] reads it and
@@ -41,13 +44,16 @@ const SlowFactor = 5
 // Bounds that keep a browser tab responsive. [Scenario.Validate] enforces
 // them, and [Runner.Submit] enforces MaxTasks over a whole run.
 const (
-	MaxLimit       = 64        // limit, parallelism, shared semaphore tokens, task weight
+	MaxLimit       = MaxTasks  // limit, parallelism, shared semaphore tokens, task weight: a run never has more tasks to run at once
 	MaxTasks       = 10_000    // tasks in a burst, in a scenario and in a run
 	MaxBursts      = 100       // bursts in a scenario
 	MaxActions     = 100       // scripted actions in a scenario
 	MaxConsumers   = 8         // consumers sharing the semaphore
-	MaxConcurrency = 16        // one consumer's concurrency
-	MaxKeys        = 1_000     // keys in a burst's key set
+	MaxConcurrency = MaxTasks  // one consumer's concurrency, for the same reason as MaxLimit
+	MaxKeys        = 1_000     // keys in a burst's key set, counted or named
+	MaxKeyLen      = 64        // bytes of one key name
+	MaxKeyBytes    = 16 << 10  // bytes of every key name of a scenario's bursts together, so that a link can carry them
+	MaxLevels      = 16        // priority levels in a burst's list
 	MaxCapacity    = 10_000    // pending tasks a work queue or processor holds, or a keyed queue per key
 	MaxMix         = 1_000     // one weight of a priority or outcome mix
 	MaxDurationMS  = 600_000   // a task's longest duration, 10 minutes
@@ -68,8 +74,10 @@ type Scenario struct {
 	// durations, outcomes, keys) is drawn from math/rand/v2 seeded with it.
 	Seed uint64 `json:"seed"`
 	// Limit is the semaphore's tokens, the work queue's or processor's
-	// parallelism (1..64), the keyed queue's parallelism across keys (0..64,
-	// 0: no limit), or the tokens of the semaphore consumers share (1..64).
+	// parallelism (1..10,000), the keyed queue's parallelism across keys
+	// (0..10,000, 0: no limit), or the tokens of the semaphore consumers
+	// share (1..10,000). A run holds at most MaxTasks tasks, so a larger
+	// limit would behave like MaxLimit.
 	Limit     int        `json:"limit"`
 	AgingMS   int        `json:"agingMs,omitempty"`   // semaphore: WithAging step; 0: no aging
 	Capacity  int        `json:"capacity,omitempty"`  // work queue, processor, keyed (per key): WithCapacity; 0: unbounded
@@ -84,8 +92,8 @@ type Scenario struct {
 // Consumer is one of the consumers that share a semaphore in a "consume"
 // scenario. Its name is "consumer-N", N counting from 1 in list order.
 type Consumer struct {
-	Concurrency int `json:"concurrency"`        // core.WithConcurrency, 1..16
-	Priority    int `json:"priority,omitempty"` // its requests' priority on the shared semaphore: -1, 0 or 1
+	Concurrency int `json:"concurrency"`        // core.WithConcurrency, 1..10,000
+	Priority    int `json:"priority,omitempty"` // its requests' priority on the shared semaphore: any int (-1 Low, 0 Normal, 1 High)
 }
 
 // Burst is a batch of tasks submitted together at virtual offset At. Each
@@ -103,10 +111,20 @@ type Burst struct {
 	// submission order whatever the priority, and a consumer's messages
 	// take their consumer's priority.
 	Priority PriorityMix `json:"priority,omitzero"` // all Normal when zero
-	Outcome  OutcomeMix  `json:"outcome,omitzero"`  // all OK when zero
+	// Levels, when not empty, replaces the mix: each task gets one of
+	// these priorities (any ints, 1..16 of them, each once) at random, with
+	// equal chances. Priority must then be zero.
+	Levels  []int      `json:"levels,omitempty"`
+	Outcome OutcomeMix `json:"outcome,omitzero"` // all OK when zero
 	// Keys is the key set of a keyed burst: each task gets one of
-	// "device-1".."device-N" at random. Required (1..1,000) for keyed.
+	// "device-1".."device-N" at random. A keyed burst needs it (1..1,000)
+	// or KeyNames, not both.
 	Keys int `json:"keys,omitempty"`
+	// KeyNames, when not empty, is the key set of a keyed burst by name:
+	// each task gets one of them at random. 1..1,000 distinct names of
+	// 1..64 bytes of UTF-8 text, without control characters or spaces at
+	// either end; a scenario's names add up to at most MaxKeyBytes.
+	KeyNames []string `json:"keyNames,omitempty"`
 	// Weight is how many semaphore tokens each task holds (1..limit); 0
 	// means 1. Read by the semaphore only.
 	Weight int `json:"weight,omitempty"`
@@ -191,14 +209,14 @@ func (s Scenario) Validate() error {
 		lo = 0
 	}
 	if s.Limit < lo || s.Limit > MaxLimit {
+		what := "limit"
 		switch s.Primitive {
 		case Keyed:
-			v.addf("the keyed queue's parallelism must be between 0 (no limit) and %d; it is %s", MaxLimit, num(s.Limit))
+			what = "the keyed queue's parallelism"
 		case WorkQueue, Processor:
-			v.addf("parallelism must be between 1 and %d; it is %s", MaxLimit, num(s.Limit))
-		default:
-			v.addf("limit must be between 1 and %d; it is %s", MaxLimit, num(s.Limit))
+			what = "parallelism"
 		}
+		v.addf("%s", limitProblem(what, s.Limit, lo))
 	}
 	v.rangeMS("aging", s.AgingMS, 0, MaxAgingMS)
 	if s.Capacity < 0 || s.Capacity > MaxCapacity {
@@ -213,10 +231,7 @@ func (s Scenario) Validate() error {
 	}
 	for i, c := range s.Consumers {
 		if c.Concurrency < 1 || c.Concurrency > MaxConcurrency {
-			v.addf("consumer %d: concurrency must be between 1 and %d; it is %s", i+1, MaxConcurrency, num(c.Concurrency))
-		}
-		if c.Priority < -1 || c.Priority > 1 {
-			v.addf("consumer %d: priority must be -1 (low), 0 (normal) or 1 (high); it is %s", i+1, num(c.Priority))
+			v.addf("consumer %d: concurrency must be between 1 and %s; it is %s", i+1, num(MaxConcurrency), num(c.Concurrency))
 		}
 	}
 	switch s.ColorBy {
@@ -230,8 +245,11 @@ func (s Scenario) Validate() error {
 	if len(s.Bursts) > MaxBursts {
 		v.addf("a scenario can hold at most %d bursts; this one has %s", MaxBursts, num(len(s.Bursts)))
 	}
-	total := 0
+	total, keyBytes := 0, 0
 	for i, b := range s.Bursts {
+		for _, k := range b.KeyNames {
+			keyBytes += len(k)
+		}
 		for _, p := range b.problems(s) {
 			v.addf("burst %d: %s", i+1, p)
 		}
@@ -241,6 +259,9 @@ func (s Scenario) Validate() error {
 	}
 	if total > MaxTasks {
 		v.addf("a scenario can hold at most %s tasks in all; its bursts ask for %s", num(MaxTasks), num(total))
+	}
+	if keyBytes > MaxKeyBytes {
+		v.addf("the key names of a scenario's bursts can take at most %s bytes in all, so that a link can carry them; these take %s", num(MaxKeyBytes), num(keyBytes))
 	}
 	if len(s.Actions) > MaxActions {
 		v.addf("a scenario can hold at most %d actions; this one has %s", MaxActions, num(len(s.Actions)))
@@ -270,6 +291,19 @@ func (b Burst) problems(s Scenario) []string {
 	case b.MaxMS < b.MinMS || b.MaxMS > MaxDurationMS:
 		v.addf("the longest duration must be between the shortest (%s ms) and %s ms; it is %s ms", num(b.MinMS), num(MaxDurationMS), num(b.MaxMS))
 	}
+	switch {
+	case len(b.Levels) > MaxLevels:
+		v.addf("a burst can list at most %d priority levels; this one lists %s", MaxLevels, num(len(b.Levels)))
+	case len(b.Levels) > 0 && b.Priority != (PriorityMix{}):
+		v.addf("give either a priority mix or a list of priority levels, not both")
+	default:
+		for i, p := range b.Levels {
+			if slices.Contains(b.Levels[:i], p) {
+				v.addf("priority level %s is listed twice: list each level once", num(p))
+				break
+			}
+		}
+	}
 	for _, w := range []struct {
 		name string
 		n    int
@@ -284,12 +318,27 @@ func (b Burst) problems(s Scenario) []string {
 	switch {
 	case b.Keys < 0 || b.Keys > MaxKeys:
 		v.addf("the key set must have between 1 and %s keys; it has %s", num(MaxKeys), num(b.Keys))
-	case b.Keys == 0 && s.Primitive == Keyed:
-		v.addf("a keyed burst needs a key set: say how many keys (device-1 to device-N) its tasks use")
+	case b.Keys > 0 && len(b.KeyNames) > 0:
+		v.addf("give either a number of keys or a list of key names, not both")
+	case len(b.KeyNames) > MaxKeys:
+		v.addf("a burst can name at most %s keys; this one names %s", num(MaxKeys), num(len(b.KeyNames)))
+	case b.Keys == 0 && len(b.KeyNames) == 0 && s.Primitive == Keyed:
+		v.addf("a keyed burst needs a key set: say how many keys (device-1 to device-N) its tasks use, or name them")
+	default:
+		for i, k := range b.KeyNames {
+			if p := keyProblem(k); p != "" {
+				v.addf("key %d %s", i+1, p)
+				break
+			}
+			if slices.Contains(b.KeyNames[:i], k) {
+				v.addf("key %q is named twice: name each key once", k)
+				break
+			}
+		}
 	}
 	switch {
 	case b.Weight < 0 || b.Weight > MaxLimit:
-		v.addf("a task's weight must be between 1 and %d tokens; it is %s", MaxLimit, num(b.Weight))
+		v.addf("a task's weight must be between 1 and %s tokens; it is %s", num(MaxLimit), num(b.Weight))
 	case s.Primitive == Semaphore && b.Weight > s.Limit && s.Limit >= 1:
 		v.addf("each task asks for %d tokens but the semaphore has only %d: raise the limit or lower the weight", b.Weight, s.Limit)
 	}
@@ -317,12 +366,53 @@ func (a Action) problem(s Scenario) string {
 			return "the keyed queue cannot change its parallelism while it runs"
 		}
 		if a.N < 1 || a.N > MaxLimit {
-			return fmt.Sprintf("the new limit must be between 1 and %d; it is %s", MaxLimit, num(a.N))
+			return limitProblem("the new limit", a.N, 1)
 		}
 	default:
 		return fmt.Sprintf("unknown action %q: choose %s, %s, %s or %s", a.Do, ActionLimit, ActionCancelAll, ActionDrain, ActionClose)
 	}
 	return ""
+}
+
+// limitProblem says that what, a limit of n, is out of lo..MaxLimit.
+func limitProblem(what string, n, lo int) string {
+	low := num(lo)
+	if lo == 0 {
+		low = "0 (no limit)"
+	}
+	if n > MaxLimit {
+		return fmt.Sprintf("%s must be between %s and %s; it is %s. A run holds at most %s tasks, so a larger limit would act just like %s",
+			what, low, num(MaxLimit), num(n), num(MaxTasks), num(MaxLimit))
+	}
+	return fmt.Sprintf("%s must be between %s and %s; it is %s", what, low, num(MaxLimit), num(n))
+}
+
+// keyProblem says what is wrong with a key name, after "key N", or "".
+func keyProblem(k string) string {
+	switch {
+	case k == "":
+		return "is empty: a key name needs at least one character"
+	case len(k) > MaxKeyLen:
+		return fmt.Sprintf("(%q…) is %s bytes long; a key name has at most %d", truncateUTF8(k, 16), num(len(k)), MaxKeyLen)
+	case !utf8.ValidString(k):
+		return "is not valid UTF-8 text"
+	case strings.TrimSpace(k) != k:
+		return fmt.Sprintf("(%q) starts or ends with a space", k)
+	case strings.IndexFunc(k, unicode.IsControl) >= 0:
+		return fmt.Sprintf("(%q) holds a control character", k)
+	}
+	return ""
+}
+
+// truncateUTF8 returns at most n bytes of s, cut at a character boundary.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 type validator struct{ problems []string }

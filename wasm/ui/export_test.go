@@ -7,6 +7,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v9/pkg/app"
 
+	"sluice/core"
 	"sluice/wasm/sim"
 )
 
@@ -14,6 +15,13 @@ import (
 
 // PlaySession returns the session a mounted Play runs.
 func PlaySession(p *Play) *Session { return p.sess }
+
+// SessionTasks returns every task of the session's run.
+func SessionTasks(s *Session) []sim.TaskInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.run.Tasks()
+}
 
 // SetLocation sets the page's URL, as a link would open it.
 func SetLocation(url string) { replaceURL(url) }
@@ -76,6 +84,9 @@ var (
 	SpeedSlider    = func(v float64) float64 { return speedFromSlider(v) }
 	SliderSpeed    = sliderFromSpeed
 	CheckBurst     = checkBurst
+	ParseLevels    = parseLevels
+	ParseKeyNames  = parseKeyNames
+	LevelShade     = func(levels []core.Priority, p core.Priority) string { return levelShade(levels, p).strong }
 )
 
 // Act runs f on the UI goroutine of p, with p's context, as an event
@@ -88,6 +99,20 @@ func Act(disp app.Dispatcher, p *Play, f func(ctx app.Context)) {
 func ClickAddBurst(disp app.Dispatcher, p *Play, b sim.Burst) {
 	Act(disp, p, func(ctx app.Context) {
 		p.form = b
+		p.onAddBurst(ctx, app.Event{})
+	})
+}
+
+// TypeList types text into the composer's list input id
+// ("burst-levels" or "burst-key-names").
+func TypeList(disp app.Dispatcher, p *Play, id, text string) {
+	Act(disp, p, func(ctx app.Context) { p.setList(id, text) })
+}
+
+// ClickAddForm clicks "Add burst" with the composer as it is, count tasks.
+func ClickAddForm(disp app.Dispatcher, p *Play, count int) {
+	Act(disp, p, func(ctx app.Context) {
+		p.form.Count = count
 		p.onAddBurst(ctx, app.Event{})
 	})
 }

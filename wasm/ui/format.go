@@ -93,10 +93,7 @@ func priorityName(p core.Priority) string {
 	case core.Low:
 		return "Low"
 	}
-	if p > 0 {
-		return "High+" + strconv.Itoa(int(p-core.High))
-	}
-	return "Low" + strconv.Itoa(int(p-core.Low))
+	return "priority " + strconv.Itoa(int(p))
 }
 
 // stateName is how the page names a task state.

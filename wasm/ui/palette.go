@@ -94,10 +94,11 @@ func keyShade(key string) shade {
 }
 
 // taskShade returns the colour of a task with the given priority and key
-// when the timeline colours by colorBy ("priority" or "key").
-func taskShade(colorBy string, p core.Priority, key string) shade {
+// when the timeline colours by colorBy ("priority" or "key"), among the
+// run's priority levels (see levelShade).
+func taskShade(colorBy string, levels []core.Priority, p core.Priority, key string) shade {
 	if colorBy == "key" {
 		return keyShade(consumerOf(key))
 	}
-	return priorityShade(p)
+	return levelShade(levels, p)
 }

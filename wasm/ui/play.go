@@ -55,6 +55,11 @@ type Play struct {
 	share    string // the link shown after "copy link"
 	snippet  string // the snippet shown after "copy embed snippet"
 	reading  string // progress of a trace being read
+
+	levelsText string // the composer's priority levels, as typed
+	keysText   string // the composer's key names, as typed
+	badList    string // the ID of a list input whose text was refused
+	badErr     string // why it was refused
 }
 
 // notice is the message shown above the timeline.
@@ -289,7 +294,7 @@ func fitScenario(sc *sim.Scenario) {
 	}
 	for i := range sc.Bursts {
 		b := &sc.Bursts[i]
-		if sc.Primitive == sim.Keyed && b.Keys < 1 {
+		if sc.Primitive == sim.Keyed && b.Keys < 1 && len(b.KeyNames) == 0 {
 			b.Keys = 4
 		}
 		if sc.Primitive == sim.Semaphore && b.Weight > sc.Limit {
@@ -376,6 +381,7 @@ func (p *Play) onPreset(id string) app.EventHandler {
 		p.preset = id
 		p.notice = notice{}
 		p.form = defaultBurst()
+		p.levelsText, p.keysText, p.badList, p.badErr = "", "", "", ""
 		p.limitNow = max(ps.Scenario.Limit, 1)
 		p.load(ctx, ps.Scenario, id, "")
 	}
@@ -487,8 +493,21 @@ func (p *Play) onAddBurst(ctx app.Context, e app.Event) {
 }
 
 func (p *Play) submit(ctx app.Context, b sim.Burst) {
-	if p.sc.Primitive != sim.Keyed {
+	if p.badList != "" {
+		p.fail(errors.New(p.badErr + "; fix it before adding work"))
+		return
+	}
+	if len(b.Levels) > 0 {
+		b.Priority = sim.PriorityMix{}
+	}
+	if p.sc.Primitive == sim.Consume {
+		b.Levels = nil
+	}
+	if len(b.KeyNames) > 0 {
 		b.Keys = 0
+	}
+	if p.sc.Primitive != sim.Keyed {
+		b.Keys, b.KeyNames = 0, nil
 	}
 	if p.sc.Primitive != sim.Semaphore {
 		b.Weight = 0

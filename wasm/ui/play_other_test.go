@@ -3,6 +3,7 @@
 package ui_test
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -196,4 +197,84 @@ func TestPlayPresetAndHost(t *testing.T) {
 	if got := attr(t, html, "playground", "data-preset"); got != "semaphore" {
 		t.Errorf("a bad load changed the preset to %q", got)
 	}
+}
+
+func TestPlayBigLimitLevelsAndKeys(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.Keyed, Seed: 3, Limit: 500, IdleMS: 200, Speed: 10,
+		Bursts: []sim.Burst{
+			{Count: 300, MinMS: 50, MaxMS: 400, Levels: []int{5, -3, 100}, KeyNames: []string{"eu-west", "us-east", "東京"}},
+			{AtMS: 100, Count: 200, MinMS: 50, MaxMS: 100, Keys: 300},
+		}}
+	p, disp := mount(t, link(sc), false)
+	html := app.HTMLString(p)
+	if got := attr(t, html, "message", "data-kind"); got != "none" {
+		t.Fatalf("a notice shows on a good link: %s", text(t, html, "message"))
+	}
+	html = frames(t, p, disp)
+	num := func(name string) int {
+		n, err := strconv.Atoi(attr(t, html, "stats", "data-"+name))
+		if err != nil {
+			t.Fatalf("data-%s: %v", name, err)
+		}
+		return n
+	}
+	if num("tasks") != 500 || num("succeeded") != 500 || num("limit") != 500 {
+		t.Errorf("tasks %d, succeeded %d, limit %d; want 500, 500, 500", num("tasks"), num("succeeded"), num("limit"))
+	}
+	if num("max-running") <= 64 || num("max-running") > 500 {
+		t.Errorf("max running = %d, want more than 64 and at most 500", num("max-running"))
+	}
+	for _, want := range []string{"priority 5", "priority -3", "priority 100", "Normal"} {
+		if !strings.Contains(text(t, html, "waits"), want) {
+			t.Errorf("the waits table lacks %q: %s", want, text(t, html, "waits"))
+		}
+	}
+	// Per key, never two at once.
+	last := make(map[string]time.Duration)
+	for _, ti := range ui.SessionTasks(ui.PlaySession(p)) {
+		if ti.Started < last[ti.Key] {
+			t.Errorf("%s (key %s) started at %v, before the key's previous task ended at %v", ti.Name, ti.Key, ti.Started, last[ti.Key])
+		}
+		last[ti.Key] = ti.Ended
+	}
+	for _, k := range []string{"eu-west", "us-east", "東京"} {
+		if _, ok := last[k]; !ok {
+			t.Errorf("no task ran on key %q", k)
+		}
+	}
+}
+
+func TestPlayComposeLists(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.Keyed, Seed: 3, Limit: 0, Speed: 10,
+		Bursts: []sim.Burst{{Count: 1, MinMS: 10, MaxMS: 10, Keys: 1}}}
+	p, disp := mount(t, link(sc), false)
+	ui.TypeList(disp, p, "burst-levels", "5, high")
+	disp.Consume()
+	html := app.HTMLString(p)
+	if got, msg := attr(t, html, "message", "data-kind"), text(t, html, "message"); got != "error" || !strings.Contains(msg, `"high" is not a whole number`) {
+		t.Errorf("notice after a bad list = %s %q", got, msg)
+	}
+	ui.ClickAddForm(disp, p, 5)
+	disp.Consume()
+	if msg := text(t, app.HTMLString(p), "message"); !strings.Contains(msg, "fix it before adding work") {
+		t.Errorf("notice after adding with a bad list = %q", msg)
+	}
+	ui.TypeList(disp, p, "burst-levels", "5, -3, 100")
+	ui.TypeList(disp, p, "burst-key-names", "eu-west, us-east")
+	disp.Consume()
+	ui.ClickAddForm(disp, p, 20)
+	disp.Consume()
+	html = app.HTMLString(p)
+	if msg := text(t, html, "message"); !strings.Contains(msg, "Added 20 tasks") {
+		t.Fatalf("notice after a good burst = %q", msg)
+	}
+	got, err := sim.Decode(attr(t, html, "stats", "data-link"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := got.Bursts[len(got.Bursts)-1]
+	if fmt.Sprint(b.Levels, b.KeyNames, b.Keys, b.Priority) != "[5 -3 100] [eu-west us-east] 0 {0 0 0}" {
+		t.Errorf("the link's burst = %+v, want levels [5 -3 100] and keys eu-west, us-east", b)
+	}
+	frames(t, p, disp)
 }

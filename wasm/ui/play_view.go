@@ -249,10 +249,22 @@ func (p *Play) renderLegend(sc sim.Scenario) app.UI {
 	swatch := func(class, label string) app.UI {
 		return app.Span().Class("legend-item").Body(app.Span().Class("swatch "+class), app.Text(label))
 	}
-	if sc.ColorBy == "key" {
+	switch {
+	case sc.ColorBy == "key":
 		items = append(items, swatch("sw-key", "colour: key"))
-	} else {
+	case classicLevels(p.panel.Levels):
 		items = append(items, swatch("sw-high", "High"), swatch("sw-normal", "Normal"), swatch("sw-low", "Low"))
+	default:
+		levels := levelsDesc(p.panel.Levels)
+		for i, l := range levels {
+			if i == maxLegendLevels-1 && len(levels) > maxLegendLevels {
+				items = append(items, app.Span().Class("legend-item").Text("… "+formatCount(len(levels)-i)+" more levels"))
+				break
+			}
+			items = append(items, app.Span().Class("legend-item").DataSet("priority", int(l)).Body(
+				app.Span().Class("swatch "+levelClass(p.panel.Levels, l)),
+				app.Text(priorityName(l))))
+		}
 	}
 	items = append(items,
 		swatch("sw-running", "running (strong)"),
@@ -374,8 +386,12 @@ func (p *Play) renderDetails() app.UI {
 		app.Th().Text("priority"), app.Th().Text("tasks"), app.Th().Text("p50"), app.Th().Text("p95"), app.Th().Text("max"),
 	)}
 	for _, w := range pn.Waits {
+		dot := app.Span().Class("dot dot-" + prioClass(w.Priority))
+		if !classicLevels(pn.Levels) {
+			dot = app.Span().Class("dot " + levelClass(pn.Levels, w.Priority))
+		}
 		rows = append(rows, app.Tr().DataSet("priority", int(w.Priority)).Body(
-			app.Td().Body(app.Span().Class("dot dot-"+prioClass(w.Priority)), app.Text(priorityName(w.Priority))),
+			app.Td().Body(dot, app.Text(priorityName(w.Priority))),
 			app.Td().Text(formatCount(w.Count)),
 			app.Td().Class("num").Text(formatSpan(w.P50)),
 			app.Td().Class("num").Text(formatSpan(w.P95)),
@@ -565,6 +581,57 @@ func (p *Play) renderPresets(selected string) app.UI {
 	)
 }
 
+// maxLegendLevels is how many priority levels the legend names.
+const maxLegendLevels = 12
+
+// listField is a labelled text input for one of the composer's lists
+// (see setList).
+func (p *Play) listField(id, label, placeholder, hint string, value string) app.UI {
+	return app.Label().Class("field").Body(
+		app.Span().Class("field-label").Text(label),
+		app.Input().Type("text").ID(id).Class("input").Placeholder("%s", placeholder).Value(value).
+			Aria("invalid", p.badList == id).Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
+			p.setList(id, ctx.JSSrc().Get("value").String())
+		}, id),
+		app.Span().Class("field-hint").Text(hint),
+	)
+}
+
+// setList reads the text typed in list input id ("burst-levels" or
+// "burst-key-names") into the composer's burst. Bad text becomes the
+// notice and marks the input until it is fixed; "Add burst" refuses to
+// run meanwhile.
+func (p *Play) setList(id, text string) {
+	var err error
+	switch id {
+	case "burst-levels":
+		p.levelsText = text
+		var levels []int
+		if levels, err = parseLevels(text); err == nil {
+			p.form.Levels = levels
+		} else {
+			err = fmt.Errorf("priority levels: %w", err)
+		}
+	case "burst-key-names":
+		p.keysText = text
+		var names []string
+		if names, err = parseKeyNames(text); err == nil {
+			p.form.KeyNames = names
+		} else {
+			err = fmt.Errorf("key names: %w", err)
+		}
+	}
+	if err != nil {
+		p.badList, p.badErr = id, err.Error()
+		p.fail(err)
+		return
+	}
+	if p.badList == id {
+		p.badList, p.badErr = "", ""
+		p.notice = notice{}
+	}
+}
+
 // numField is a labelled number input whose change calls set with the
 // number, or shows a notice when it is not one.
 func (p *Play) numField(id, label, hint string, value, lo, hi int, set func(ctx app.Context, n int)) app.UI {
@@ -662,11 +729,6 @@ func (p *Play) onColorBy(ctx app.Context, e app.Event) {
 func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
 	var rows []app.UI
 	for i, c := range sc.Consumers {
-		prio := []app.UI{
-			app.Option().Value("1").Selected(c.Priority == 1).Text("High"),
-			app.Option().Value("0").Selected(c.Priority == 0).Text("Normal"),
-			app.Option().Value("-1").Selected(c.Priority == -1).Text("Low"),
-		}
 		rows = append(rows, app.Div().Class("consumer-row").Body(
 			app.Span().Class("consumer-name").Text(sim.ConsumerName(i)),
 			app.Input().Type("number").ID(fmt.Sprintf("consumer-%d-concurrency", i+1)).Class("input input-small").
@@ -683,15 +745,22 @@ func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
 						}
 					})
 				}, "conc", i),
-			app.Select().ID(fmt.Sprintf("consumer-%d-priority", i+1)).Class("select select-small").Disabled(!p.mounted).
+			app.Input().Type("number").ID(fmt.Sprintf("consumer-%d-priority", i+1)).Class("input input-small").
+				Step(1).Value(c.Priority).Title("%s", "WithPriority: any whole number; 1 High, 0 Normal, -1 Low").
+				Aria("label", sim.ConsumerName(i)+" priority").Disabled(!p.mounted).
 				OnChange(func(ctx app.Context, e app.Event) {
-					n, _ := strconv.Atoi(ctx.JSSrc().Get("value").String())
+					v := strings.TrimSpace(ctx.JSSrc().Get("value").String())
+					n, err := strconv.Atoi(v)
+					if err != nil {
+						p.fail(fmt.Errorf("a consumer's priority must be a whole number, such as 1 (High), 0 (Normal), -1 (Low) or 100; %q is not one", truncate(v, 20)))
+						return
+					}
 					p.edit(ctx, func(sc *sim.Scenario) {
 						if i < len(sc.Consumers) {
 							sc.Consumers[i].Priority = n
 						}
 					})
-				}, "prio", i).Body(prio...),
+				}, "prio", i),
 			app.Button().Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) <= 1).Aria("label", "Remove "+sim.ConsumerName(i)).Text("×").
 				OnClick(func(ctx app.Context, e app.Event) {
 					p.edit(ctx, func(sc *sim.Scenario) {
@@ -703,7 +772,7 @@ func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
 		))
 	}
 	return app.Div().Class("field").Body(
-		app.Span().Class("field-label").Text("Consumers (concurrency, priority)"),
+		app.Span().Class("field-label").Text("Consumers (concurrency, priority: any whole number)"),
 		app.Div().Class("consumers").Body(rows...),
 		app.Button().ID("add-consumer").Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) >= sim.MaxConsumers).
 			Text("+ consumer").OnClick(func(ctx app.Context, e app.Event) {
@@ -734,6 +803,8 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 				p.numField("mix-high", "High", "", f.Priority.High, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Priority.High = n }),
 			),
 		))
+		fields = append(fields, p.listField("burst-levels", "Priority levels", "5, -3, 100",
+			"any whole numbers, up to 16; each task gets one at random, instead of the mix", p.levelsText))
 	}
 	fields = append(fields, app.Div().Class("field").Body(
 		app.Span().Class("field-label").Text("Outcome mix (relative weights)"),
@@ -746,7 +817,9 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 	))
 	switch sc.Primitive {
 	case sim.Keyed:
-		fields = append(fields, p.numField("burst-keys", "Keys", "each task gets one of device-1 … device-N", f.Keys, 1, sim.MaxKeys, func(_ app.Context, n int) { p.form.Keys = n }))
+		fields = append(fields,
+			p.numField("burst-keys", "Keys", "each task gets one of device-1 … device-N", f.Keys, 1, sim.MaxKeys, func(_ app.Context, n int) { p.form.Keys = n }),
+			p.listField("burst-key-names", "Key names", "eu-west, us-east", "or name the keys, separated by commas (up to 1,000, 64 bytes each); they replace device-N", p.keysText))
 	case sim.Semaphore:
 		fields = append(fields, p.numField("burst-weight", "Weight (tokens per task)", "", max(f.Weight, 1), 1, sim.MaxLimit, func(_ app.Context, n int) { p.form.Weight = n }))
 	case sim.Consume:

@@ -42,6 +42,7 @@ type Session struct {
 	refused  int         // refusals already reported through Panel.Alert
 	snap     *trace.Snapshot
 	replay   *replay
+	levels   []core.Priority // the priorities the run's tasks can have, sorted
 }
 
 // replay is a trace loaded from a file.
@@ -50,6 +51,7 @@ type replay struct {
 	rec        *trace.Recorder
 	snap       *trace.Snapshot
 	start, end time.Time
+	levels     []core.Priority // its tasks' priorities, sorted
 }
 
 // ChunkSize is how many tasks of a person's burst are handed to the runner
@@ -86,6 +88,7 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 	s.finished, s.queued, s.unlinked = false, nil, ""
 	s.maxLimit, s.refused = sc.Limit, 0
 	s.replay = nil
+	s.levels = scenarioLevels(s.sc)
 	return nil
 }
 
@@ -164,6 +167,10 @@ func (s *Session) Scenario() (sim.Scenario, string) {
 func cloneScenario(sc sim.Scenario) sim.Scenario {
 	sc.Consumers = slices.Clone(sc.Consumers)
 	sc.Bursts = slices.Clone(sc.Bursts)
+	for i := range sc.Bursts {
+		sc.Bursts[i].Levels = slices.Clone(sc.Bursts[i].Levels)
+		sc.Bursts[i].KeyNames = slices.Clone(sc.Bursts[i].KeyNames)
+	}
 	sc.Actions = slices.Clone(sc.Actions)
 	return sc
 }
@@ -223,7 +230,8 @@ type Frame struct {
 	From, To  time.Duration   // the window drawn
 	Primitive string          // "" in replay
 	ColorBy   string
-	Limit     int // the current limit; 0 if none
+	Limit     int             // the current limit; 0 if none
+	Levels    []core.Priority // the priorities tasks can have, sorted; colours go by rank among them
 	Replay    bool
 	Changed   bool // something happened since the last frame: the panel is stale
 }
@@ -241,7 +249,7 @@ func (s *Session) Frame(real, span time.Duration) Frame {
 	if r := s.replay; r != nil {
 		from, to := r.window()
 		return Frame{Snap: r.snap, Origin: r.start, Now: r.end.Sub(r.start), From: from, To: to,
-			ColorBy: s.sc.ColorBy, Replay: true}
+			ColorBy: s.sc.ColorBy, Levels: r.levels, Replay: true}
 	}
 	changed := false
 	switch {
@@ -268,7 +276,7 @@ func (s *Session) Frame(real, span time.Duration) Frame {
 	limit := int(s.snap.Stats.Limit)
 	s.maxLimit = max(s.maxLimit, limit)
 	return Frame{Snap: s.snap, Origin: sim.Epoch, Now: now, From: from, To: to,
-		Primitive: s.sc.Primitive, ColorBy: s.sc.ColorBy, Limit: limit, Changed: changed}
+		Primitive: s.sc.Primitive, ColorBy: s.sc.ColorBy, Limit: limit, Levels: s.levels, Changed: changed}
 }
 
 // window is the replay's window: the whole trace with a margin.
@@ -353,6 +361,9 @@ func (s *Session) Submit(b sim.Burst) error {
 			formatCount(sim.MaxTasks), formatCount(st.Tasks+queued), formatCount(b.Count))
 	}
 	s.recordBurst(b)
+	if s.sc.Primitive != sim.Consume {
+		s.levels = burstLevels(slices.Clone(s.levels), b)
+	}
 	s.queued = append(s.queued, b)
 	s.submitChunk()
 	s.preset = ""
@@ -393,9 +404,12 @@ func checkBurst(sc sim.Scenario, limit int, b sim.Burst) error {
 // time. s.mu must be held.
 func (s *Session) recordBurst(b sim.Burst) {
 	b.AtMS = s.nowMS()
-	total := b.Count
-	for _, x := range s.sc.Bursts {
+	total, keyBytes := 0, 0
+	for _, x := range append([]sim.Burst{b}, s.sc.Bursts...) {
 		total += x.Count
+		for _, k := range x.KeyNames {
+			keyBytes += len(k)
+		}
 	}
 	switch {
 	case len(s.sc.Bursts) >= sim.MaxBursts:
@@ -404,7 +418,11 @@ func (s *Session) recordBurst(b sim.Burst) {
 		s.unlinked = fmt.Sprintf("a link holds at most %s tasks: the link replays the run without the later bursts", formatCount(sim.MaxTasks))
 	case b.AtMS > sim.MaxOffsetMS:
 		s.unlinked = "a link holds work added in the first hour only"
+	case keyBytes > sim.MaxKeyBytes:
+		s.unlinked = fmt.Sprintf("a link holds at most %s bytes of key names: the link replays the run without the later bursts", formatCount(sim.MaxKeyBytes))
 	default:
+		b.Levels = slices.Clone(b.Levels)
+		b.KeyNames = slices.Clone(b.KeyNames)
 		s.sc.Bursts = append(s.sc.Bursts, b)
 	}
 }
@@ -520,7 +538,11 @@ func (s *Session) LoadTrace(r io.Reader, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.playing = false
-	s.replay = &replay{name: name, rec: rec, snap: snap, start: start, end: later(snap.End, start)}
+	prios := make([]core.Priority, len(snap.Tasks))
+	for i := range snap.Tasks {
+		prios[i] = snap.Tasks[i].Priority
+	}
+	s.replay = &replay{name: name, rec: rec, snap: snap, start: start, end: later(snap.End, start), levels: traceLevels(prios)}
 	return nil
 }
 
@@ -615,6 +637,7 @@ type Panel struct {
 	Throughput float64
 	OldestWait time.Duration
 	Waits      []trace.WaitStats
+	Levels     []core.Priority // as Frame.Levels
 	Log        []trace.Entry
 	Origin     time.Time // virtual time 0, for the log's times
 	Messages   []sim.Message
@@ -641,7 +664,7 @@ func (s *Session) Panel() Panel {
 			Succeeded: int(st.Succeeded), Failed: int(st.Failed), Canceled: int(st.Canceled), Panicked: int(st.Panicked),
 			MaxRunning: st.MaxRunning, Tokens: st.InUse, MaxTokens: st.MaxInUse, Lanes: st.Lanes,
 			Finished: true, Throughput: st.Throughput, OldestWait: st.OldestWait,
-			Waits: slices.Clone(st.Waits), Log: tail(r.snap.Log, panelLog), Origin: r.start, Trace: st,
+			Waits: slices.Clone(st.Waits), Levels: r.levels, Log: tail(r.snap.Log, panelLog), Origin: r.start, Trace: st,
 		}
 	}
 	st := s.run.Stats()
@@ -659,7 +682,7 @@ func (s *Session) Panel() Panel {
 		Tokens: st.Tokens, MaxTokens: st.MaxTokens, Lanes: st.Lanes, Goroutines: st.Goroutines,
 		Finished: s.finished || (st.Tasks > 0 && queued == 0 && s.run.Finished()),
 		Draining: st.Draining, Drained: st.Drained, Closing: st.Closing,
-		Origin: sim.Epoch,
+		Origin: sim.Epoch, Levels: s.levels,
 	}
 	switch {
 	case s.playing:

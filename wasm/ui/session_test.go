@@ -395,9 +395,9 @@ func TestLoadRefusesBadScenario(t *testing.T) {
 	}
 	defer s.Close()
 	bad := ps.Scenario
-	bad.Limit = 1000
+	bad.Limit = 20_000
 	if err := s.Load(bad, ""); err == nil {
-		t.Fatalf("Load of a limit of 1000 = nil, want the problem")
+		t.Fatalf("Load of a limit of 20,000 = nil, want the problem")
 	}
 	if _, preset := s.Scenario(); preset != ps.ID {
 		t.Errorf("after a refused Load the preset is %q, want %q kept", preset, ps.ID)

@@ -69,7 +69,8 @@ type timeline struct {
 	rows        []laneRow
 	rowOf       map[int]int // lane ID -> row
 	queue       [maxQueueRows][]int
-	queueRows   []core.Priority
+	queueRows   []core.Priority // highest first
+	queueFold   bool            // the last queue row holds lower priorities too
 
 	// Results of the last Draw.
 	Height float64 // the canvas height the frame needed
@@ -98,16 +99,17 @@ func (r *laneRow) evicted() bool {
 }
 
 const (
-	maxQueueRows = 5
-	axisH        = 22
-	queueRowH    = 16
-	trackH       = 30
-	trackGap     = 6
-	bandGap      = 8
-	chipW, chipH = 8, 10
-	chipGap      = 2
-	maxHits      = 20_000
-	maxBarLabels = 200
+	maxQueueRows   = 5
+	maxQueueLevels = 64 // distinct waiting priorities looked at per frame
+	axisH          = 22
+	queueRowH      = 16
+	trackH         = 30
+	trackGap       = 6
+	bandGap        = 8
+	chipW, chipH   = 8, 10
+	chipGap        = 2
+	maxHits        = 20_000
+	maxBarLabels   = 200
 )
 
 func newTimeline(compact bool) *timeline {
@@ -150,7 +152,7 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	}
 	g.plotL, g.plotR = labelW, max(labelW+40, w-14)
 
-	t.layoutQueue(snap)
+	t.layoutQueue(snap, f.Levels)
 	t.layoutLanes(f, &g)
 	g.queueTop = axisH + 4
 	g.laneTop = g.queueTop + float64(len(t.queueRows))*queueRowH + bandGap
@@ -175,10 +177,34 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	return t.Height
 }
 
-// layoutQueue sorts the waiting tasks into rows by priority: High, Normal
-// and Low always, and any other priority that waits, up to maxQueueRows.
-func (t *timeline) layoutQueue(snap *trace.Snapshot) {
-	t.queueRows = append(t.queueRows[:0], core.High, core.Normal, core.Low)
+// layoutQueue sorts the waiting tasks into rows by priority, highest on
+// top: High, Normal and Low always when the run's levels are those, or
+// every level when there are few enough, and any other priority that
+// waits. Beyond maxQueueRows rows, the last row takes every lower
+// priority too (queueFold).
+func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority) {
+	rows := t.queueRows[:0]
+	switch {
+	case classicLevels(levels):
+		rows = append(rows, core.Low, core.Normal, core.High)
+	case len(levels) <= maxQueueRows:
+		rows = append(rows, levels...)
+	}
+	for i := range snap.Tasks {
+		x := &snap.Tasks[i]
+		if x.State != core.TaskPending {
+			continue
+		}
+		if j, found := slices.BinarySearch(rows, x.Priority); !found && len(rows) < maxQueueLevels {
+			rows = slices.Insert(rows, j, x.Priority)
+		}
+	}
+	slices.Reverse(rows)
+	t.queueFold = len(rows) > maxQueueRows
+	if t.queueFold {
+		rows = rows[:maxQueueRows]
+	}
+	t.queueRows = rows
 	for i := range t.queue {
 		t.queue[i] = t.queue[i][:0]
 	}
@@ -187,37 +213,10 @@ func (t *timeline) layoutQueue(snap *trace.Snapshot) {
 		if x.State != core.TaskPending {
 			continue
 		}
-		row := slices.Index(t.queueRows, x.Priority)
-		if row < 0 {
-			if len(t.queueRows) == maxQueueRows {
-				// Fold the rarest extremes into the nearest row.
-				if x.Priority > core.High {
-					row = 0
-				} else {
-					row = 2
-				}
-			} else {
-				t.queueRows = append(t.queueRows, x.Priority)
-				row = len(t.queueRows) - 1
-			}
-		}
-		t.queue[row] = append(t.queue[row], i)
-	}
-	if len(t.queueRows) > 3 {
-		// Highest priority on top, the rows' tasks following their row.
-		order := make([]int, len(t.queueRows))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(t.queueRows[b], t.queueRows[a]) })
-		rows := make([]core.Priority, len(order))
-		var queue [maxQueueRows][]int
-		for i, o := range order {
-			rows[i] = t.queueRows[o]
-			queue[i] = t.queue[o]
-		}
-		t.queueRows = append(t.queueRows[:0], rows...)
-		t.queue = queue
+		// Rows are highest first: the task's row is the first whose
+		// priority is not above its own, or the last.
+		row, _ := slices.BinarySearchFunc(rows, x.Priority, func(r, p core.Priority) int { return cmp.Compare(p, r) })
+		t.queue[min(row, len(rows)-1)] = append(t.queue[min(row, len(rows)-1)], i)
 	}
 	for r := range t.queueRows {
 		q := t.queue[r]
@@ -373,8 +372,11 @@ func (t *timeline) drawLaneBackgrounds(p painter, g *geometry, snap *trace.Snaps
 		y := g.queueTop + float64(r)*queueRowH + queueRowH - 3
 		n := len(t.queue[r])
 		label := priorityName(prio)
-		if !t.compact {
-			label += " waiting"
+		if t.queueFold && r == len(t.queueRows)-1 {
+			label += " and lower"
+		}
+		if !t.compact && prio >= core.Low && prio <= core.High && !t.queueFold {
+			label += " waiting" // other levels' names are long enough
 		}
 		if n > 0 {
 			label += " · " + formatCount(n)
@@ -456,7 +458,7 @@ func (t *timeline) drawQueue(p painter, g *geometry, f Frame) {
 		for i := 0; i < shown; i++ {
 			x := &f.Snap.Tasks[q[i]]
 			cx := g.plotL + float64(i)*(chipW+chipGap)
-			t.fills.rect(taskShade(f.ColorBy, x.Priority, x.Key).strong, cx, y, chipW, chipH)
+			t.fills.rect(taskShade(f.ColorBy, f.Levels, x.Priority, x.Key).strong, cx, y, chipW, chipH)
 			t.addHit(cx, y, cx+chipW, y+chipH, q[i])
 		}
 		if shown < len(q) {
@@ -521,7 +523,7 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		}
 		y := g.laneTop + float64(row)*g.laneH + pad
 		h := g.laneH - 2*pad
-		sh := taskShade(f.ColorBy, x.Priority, x.Key)
+		sh := taskShade(f.ColorBy, f.Levels, x.Priority, x.Key)
 		fill, cap := sh.soft, ""
 		switch x.State {
 		case core.TaskRunning:
