@@ -29,7 +29,8 @@ const locked = math.MinInt64
 // it returns, and reports the call to an observer as one task.
 //
 // The uncontended paths (Acquire, TryAcquire and Release with no waiter
-// queued) take no lock and allocate nothing.
+// queued) take no lock and allocate nothing; with [WithObserver], every call
+// takes the lock, so that the unobserved paths pay nothing for observing.
 //
 // A Semaphore must not be copied after first use. Its methods are safe for
 // concurrent use; tokens may be released by another goroutine than the one
@@ -69,7 +70,13 @@ func NewSemaphore(n int64, opts ...Option) *Semaphore {
 		panic(fmt.Sprintf("core: semaphore limit %d is negative", n))
 	}
 	s := &Semaphore{cfg: newConfig(opts), lim: n}
-	s.avail.Store(n)
+	if s.cfg.observer != nil {
+		// Observed: every call takes the lock, so that the lock-free
+		// paths need not look for an observer.
+		s.avail.Store(locked)
+	} else {
+		s.avail.Store(n)
+	}
 	s.limitMirror.Store(n)
 	if s.cfg.aging > 0 {
 		s.epoch = s.cfg.clock.Now()
@@ -84,9 +91,9 @@ func NewSemaphore(n int64, opts ...Option) *Semaphore {
 // request for more tokens than the limit waits until SetLimit makes room or
 // ctx ends, without blocking other callers. It panics if n is negative.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
-	// The uncontended path, kept short: a context that can never end, no
-	// observer, and free tokens.
-	if ctx.Done() == nil && s.cfg.observer == nil && n >= 0 {
+	// The uncontended path, kept short: a context that can never end and
+	// free tokens (an observed semaphore never has them here).
+	if ctx.Done() == nil && n >= 0 {
 		if v := s.avail.Load(); v >= n && s.avail.CompareAndSwap(v, v-n) {
 			return nil
 		}
@@ -200,6 +207,15 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 		s.cfg.emit(Event{Kind: Waiting, Time: now, Task: id, Name: name, Priority: p, Weight: n})
 	}
 
+	if done == nil {
+		// A context that never ends: a plain receive, cheaper than a
+		// select.
+		<-w.ready
+		if s.cfg.observer != nil {
+			s.cfg.emit(Event{Kind: Started, Task: id, Name: name, Priority: p, Weight: n})
+		}
+		return id, nil
+	}
 	select {
 	case <-done:
 		s.lock()
@@ -281,7 +297,7 @@ func (s *Semaphore) Release(n int64) {
 	// The uncontended path, kept short. The unsigned comparison also sends
 	// a negative n, or more than is held, to the slow path, which panics.
 	if v := s.avail.Load(); v != locked && uint64(n) <= uint64(s.limitMirror.Load()-v) &&
-		s.cfg.observer == nil && s.avail.CompareAndSwap(v, v+n) {
+		s.avail.CompareAndSwap(v, v+n) {
 		return
 	}
 	s.releaseObserved(n)
@@ -407,9 +423,9 @@ func (s *Semaphore) lock() {
 }
 
 // unlock hands the count back to the lock-free paths when no waiter is
-// queued, and releases mu.
+// queued and no observer is set, and releases mu.
 func (s *Semaphore) unlock() {
-	if s.queue.len() == 0 {
+	if s.queue.len() == 0 && s.cfg.observer == nil {
 		s.avail.Store(s.lim - s.cur)
 	}
 	s.mu.Unlock()
