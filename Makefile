@@ -6,6 +6,7 @@
 #   make wasm     rebuild web/app.wasm and web/app.wasm.gz
 #   make static   export the playground as a static site to dist/
 #   make perf     report the playground's size, load time and frame time
+#   make fuzz     every fuzz target for FUZZTIME each (default 60s)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -31,8 +32,8 @@ define timed
 @echo "==> $(1)"; t0=$$(date +%s); $(2); echo "<== $(1): ok in $$(( $$(date +%s) - t0 ))s"
 endef
 
-.PHONY: run wasm static test bench perf \
-	test-tools test-fmt test-vet test-race test-wasm test-bench test-e2e
+.PHONY: run wasm static test bench perf fuzz \
+	test-tools test-fmt test-vet test-race test-wasm test-fuzz test-bench test-e2e
 
 run:
 	$(GO) run . -addr $(ADDR)
@@ -44,7 +45,7 @@ static:
 	rm -rf dist
 	$(GO) run . -export dist
 
-test: test-tools test-fmt test-vet test-race test-wasm test-bench test-e2e
+test: test-tools test-fmt test-vet test-race test-wasm test-fuzz test-bench test-e2e
 	@echo "make test: all checks passed"
 
 # Chromium for the wasm and e2e tests, and wasmbrowsertest, which runs
@@ -106,6 +107,27 @@ test-wasm: test-tools
 test-bench:
 	$(call timed,bench module (each benchmark once),cd bench && $(GO) vet ./... && \
 		$(GO) test -count=1 -run . -bench . -benchtime 1x ./...)
+
+# Every fuzz target, as package:target. The plain test run replays their
+# seeds and the inputs kept under testdata/fuzz; these run them for real.
+FUZZ_TARGETS := ./core:FuzzSemaphore ./core:FuzzWorkQueue ./core:FuzzProcessor \
+	./core:FuzzKeyedQueue ./core:FuzzConsume ./core/trace:FuzzReadJSON \
+	./wasm/sim:FuzzDecode ./wasm/sim:FuzzDecodeJSON
+FUZZTIME ?= 60s
+
+# fuzz runs each target in turn; -run '^$$' skips the package's other tests.
+define fuzz_each
+for t in $(FUZZ_TARGETS); do \
+	echo "--- $${t#*:} ($$1)"; \
+	$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $$1 "$${t%%:*}" || exit 1; \
+done
+endef
+
+fuzz:
+	@set -- $(FUZZTIME); $(fuzz_each)
+
+test-fuzz:
+	$(call timed,fuzz (each target briefly),set -- 4s; $(fuzz_each))
 
 test-e2e: test-tools
 	$(call timed,e2e (real server and Chromium),CHROMIUM=$(CHROMIUM) $(GO) test -tags e2e -count=1 ./e2e/)

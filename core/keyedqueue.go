@@ -739,6 +739,13 @@ func (k *KeyedQueue[K]) run(it *keyedTask[K], running **keyedTask[K]) (TaskState
 	if k.cfg.observer != nil {
 		<-it.ctx.ext.enq
 	}
+	if p := it.ctx.parent; p.Done() != nil {
+		if err := p.Err(); err != nil {
+			// The submitter's context ended, and its watch may not have
+			// run yet: the task was canceled before it started.
+			it.halt(err)
+		}
+	}
 	if !it.begin(nil) {
 		err := it.ctx.Err()
 		if err == nil {
