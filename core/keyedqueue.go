@@ -136,11 +136,12 @@ type laneExt[K comparable] struct {
 // context it runs with, in one allocation.
 type keyedTask[K comparable] struct {
 	Task
-	ctx   keyedCtx
-	lane  *lane[K]
-	fn    func(context.Context) error // nil once it has ended
-	next  *keyedTask[K]               // in the lane's pending or waiting list
-	where taskWhere                   // guarded by the queue's mu
+	ctx     keyedCtx
+	lane    *lane[K]
+	fn      func(context.Context) error // nil once it has ended
+	next    *keyedTask[K]               // in the lane's pending or waiting list
+	where   taskWhere                   // guarded by the queue's mu
+	capGone bool
 	// last says whether its lane had no other pending task when it was
 	// taken; set then, under the queue's mu, and read by its worker.
 	last bool
@@ -335,8 +336,18 @@ func (k *KeyedQueue[K]) waitRoom(ctx context.Context, it *keyedTask[K]) (*keyedT
 		it.ctx.cancel(context.Canceled)
 		return nil, ctx.Err()
 	case taskRemoved: // the queue stopped accepting
+		if it.id != 0 {
+			k.mu.Unlock()
+			if k.cfg.observer != nil {
+				k.announce(it, false, nil, true)
+			}
+			return it, nil
+		}
 		k.mu.Unlock()
 		it.ctx.cancel(context.Canceled)
+		if it.capGone {
+			return nil, ctx.Err()
+		}
 		return nil, ErrClosed
 	}
 	// Accepted by admitWaiters, perhaps as ctx ended; the task is then
@@ -539,6 +550,12 @@ func (k *KeyedQueue[K]) cancelTask(it *keyedTask[K], err error) {
 		it.halt(err)
 		return
 	case taskQueued:
+	case taskCapWaiting:
+		it.lane.removeWaiter(it)
+		it.where = taskRemoved
+		it.capGone = true
+		k.mu.Unlock()
+		return
 	default:
 		k.mu.Unlock()
 		return
@@ -550,6 +567,24 @@ func (k *KeyedQueue[K]) cancelTask(it *keyedTask[K], err error) {
 	k.canceled++
 	if l.x != nil && l.x.waitHead != nil {
 		k.admitWaiters(l)
+	}
+	if l.npending == 0 && l.ready {
+		var prev *lane[K]
+		for c := k.readyHead; c != nil; prev, c = c, c.nextReady {
+			if c == l {
+				if prev == nil {
+					k.readyHead = c.nextReady
+				} else {
+					prev.nextReady = c.nextReady
+				}
+				if k.readyTail == c {
+					k.readyTail = prev
+				}
+				c.nextReady = nil
+				c.ready = false
+				break
+			}
+		}
 	}
 	k.mu.Unlock()
 
@@ -1152,9 +1187,10 @@ func (c *keyedCtx) Done() <-chan struct{} {
 	e := c.extend()
 	if e.done == nil {
 		e.done = make(chan struct{})
-		c.watchLocked(c.parentDone)
 		if c.why != ctxLive {
 			close(e.done)
+		} else {
+			c.watchLocked(c.parentDone) // closes done if the parent ended
 		}
 	}
 	return e.done
