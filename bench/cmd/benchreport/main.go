@@ -133,6 +133,7 @@ type target struct {
 	peers []string // compared against the best (lowest) of these; none: absolute
 	unit  string   // the metric compared
 	max   float64  // the ratio (or, without peers, the value) must be at most this
+	miss  string   // why the target is missed when it is, for the report
 }
 
 type result struct {
@@ -201,6 +202,15 @@ func render(r run, ts []target, table, cmd string) string {
 			}
 			fmt.Fprintf(&b, "| %s | %s %s | `%s` %s | %s | ≤ %sx | %s |\n", t.what, num(res.value), t.unit, res.peer, num(res.base), ratio, num(t.max), res.status)
 		}
+	}
+	var why []string
+	for _, t := range ts {
+		if t.eval(r).status == "miss" && t.miss != "" {
+			why = append(why, fmt.Sprintf("- **%s**: %s", t.what, t.miss))
+		}
+	}
+	if len(why) > 0 {
+		fmt.Fprintf(&b, "\n## Why the misses\n\n%s\n", strings.Join(why, "\n"))
 	}
 	if strings.TrimSpace(table) != "" {
 		fmt.Fprintf(&b, "\n## benchstat\n\n```\n%s\n```\n", strings.TrimSpace(table))
