@@ -248,7 +248,7 @@ func TestConsumeEvents(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("events = %v, want %v", got, want)
 	}
-	checkEventOrder(t, events)
+	checkLives(t, events)
 }
 
 func TestConsumeOptionMisuse(t *testing.T) {

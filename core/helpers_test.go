@@ -3,6 +3,7 @@ package core_test
 import (
 	"slices"
 	"sync"
+	"testing"
 
 	"sluice/core"
 )
@@ -34,4 +35,39 @@ func (r *recorder) kinds(id uint64) []core.EventKind {
 		}
 	}
 	return ks
+}
+
+// checkLives checks that each task's events make one valid life:
+// Enqueued, perhaps Waiting, then Started and one of Finished, Failed,
+// Panicked or Canceled, or Canceled alone.
+func checkLives(t *testing.T, events []core.Event) {
+	t.Helper()
+	byTask := map[uint64][]core.EventKind{}
+	for _, e := range events {
+		if e.Task != 0 {
+			byTask[e.Task] = append(byTask[e.Task], e.Kind)
+		}
+	}
+	for id, ks := range byTask {
+		rest := ks
+		ok := len(rest) > 0 && rest[0] == core.Enqueued
+		if ok {
+			rest = rest[1:]
+		}
+		if ok && len(rest) > 0 && rest[0] == core.Waiting {
+			rest = rest[1:]
+		}
+		switch {
+		case !ok:
+		case len(rest) == 1:
+			ok = rest[0] == core.Canceled
+		case len(rest) == 2:
+			ok = rest[0] == core.Started && rest[1].Terminal()
+		default:
+			ok = false
+		}
+		if !ok {
+			t.Errorf("task %d events = %v, want enqueued, [waiting], started, terminal (or canceled alone)", id, ks)
+		}
+	}
 }

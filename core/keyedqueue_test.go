@@ -46,38 +46,6 @@ func (g *gate) fn(ctx context.Context) error {
 
 func nop(context.Context) error { return nil }
 
-// checkEventOrder checks that each task's events form a valid life:
-// Enqueued, perhaps Waiting, perhaps Started, then exactly one terminal
-// event (Started only before Finished, Failed, Panicked or Canceled).
-func checkEventOrder(t *testing.T, events []core.Event) {
-	t.Helper()
-	byTask := map[uint64][]core.EventKind{}
-	for _, e := range events {
-		if e.Task != 0 {
-			byTask[e.Task] = append(byTask[e.Task], e.Kind)
-		}
-	}
-	for id, ks := range byTask {
-		ok := len(ks) >= 2 && ks[0] == core.Enqueued && ks[len(ks)-1].Terminal()
-		mid := ks[1 : len(ks)-1]
-		if ok && len(mid) > 0 && mid[0] == core.Waiting {
-			mid = mid[1:]
-		}
-		switch {
-		case !ok:
-		case len(mid) == 0:
-			ok = ks[len(ks)-1] == core.Canceled
-		case len(mid) == 1:
-			ok = mid[0] == core.Started
-		default:
-			ok = false
-		}
-		if !ok {
-			t.Errorf("task %d events = %v, want enqueued, [waiting], started, terminal", id, ks)
-		}
-	}
-}
-
 // TestKeyedQueueOrderAndExclusivity submits tasks for 10,000 keys from
 // several goroutines and checks, in the handlers and through the observer,
 // that no key ever runs two tasks at once and that each key's tasks run in
@@ -356,7 +324,7 @@ func TestKeyedQueueEvents(t *testing.T) {
 		if last.Kind != core.Closed {
 			t.Errorf("last event = %v, want closed", last.Kind)
 		}
-		checkEventOrder(t, events)
+		checkLives(t, events)
 	})
 }
 
@@ -513,7 +481,7 @@ func TestKeyedQueueEvictionRace(t *testing.T) {
 		if len(es) < 4 {
 			t.Errorf("saw %d lane events, want several evictions", len(es))
 		}
-		checkEventOrder(t, rec.all())
+		checkLives(t, rec.all())
 	})
 }
 
@@ -574,7 +542,7 @@ func TestKeyedQueueEvictionStress(t *testing.T) {
 		}
 		created[e.Key] = e.Kind == core.LaneCreated
 	}
-	checkEventOrder(t, rec.all())
+	checkLives(t, rec.all())
 }
 
 // TestKeyedQueueIdleCostsNothing checks that 100,000 keys, once idle, hold
@@ -711,7 +679,7 @@ func TestKeyedQueueCapacity(t *testing.T) {
 			if want := []int{1, 2, 3, 4}; !slices.Equal(order, want) {
 				t.Errorf("order = %v, want %v", order, want)
 			}
-			checkEventOrder(t, rec.all())
+			checkLives(t, rec.all())
 		})
 	})
 	t.Run("TrySubmit refuses a full lane", func(t *testing.T) {
@@ -1177,7 +1145,7 @@ func TestKeyedQueueClose(t *testing.T) {
 			if last := events[len(events)-1]; last.Kind != core.Closed {
 				t.Errorf("last event = %v, want closed", last.Kind)
 			}
-			checkEventOrder(t, events)
+			checkLives(t, events)
 		})
 	})
 	t.Run("concurrent Close and Drain", func(t *testing.T) {

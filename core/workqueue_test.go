@@ -29,41 +29,6 @@ func (r *recorder) count(kind core.EventKind) int {
 	return n
 }
 
-// wqCheckLives checks that each task's events make one valid life:
-// Enqueued, perhaps Waiting, then Started and one of Finished, Failed,
-// Panicked or Canceled, or Canceled alone.
-func wqCheckLives(t *testing.T, events []core.Event) {
-	t.Helper()
-	byTask := map[uint64][]core.EventKind{}
-	for _, e := range events {
-		if e.Task != 0 {
-			byTask[e.Task] = append(byTask[e.Task], e.Kind)
-		}
-	}
-	for id, ks := range byTask {
-		rest := ks
-		ok := len(rest) > 0 && rest[0] == core.Enqueued
-		if ok {
-			rest = rest[1:]
-		}
-		if ok && len(rest) > 0 && rest[0] == core.Waiting {
-			rest = rest[1:]
-		}
-		switch {
-		case !ok:
-		case len(rest) == 1:
-			ok = rest[0] == core.Canceled
-		case len(rest) == 2:
-			ok = rest[0] == core.Started && rest[1].Terminal()
-		default:
-			ok = false
-		}
-		if !ok {
-			t.Errorf("task %d events = %v, want enqueued, [waiting], started, terminal (or canceled alone)", id, ks)
-		}
-	}
-}
-
 // wqGate is a task function that reports that it started, then blocks
 // until released.
 type wqGate struct {
@@ -777,7 +742,7 @@ func TestWorkQueueClose(t *testing.T) {
 				t.Errorf("pending task ran after Close")
 			}
 			events := rec.all()
-			wqCheckLives(t, events)
+			checkLives(t, events)
 			if last := events[len(events)-1]; last.Kind != core.Closed || rec.count(core.Closed) != 1 {
 				t.Errorf("last event = %v, want the only closed event", last.Kind)
 			}
@@ -872,7 +837,7 @@ func TestWorkQueueDrain(t *testing.T) {
 				t.Errorf("%d tasks done after Drain, want 3", n)
 			}
 			events := rec.all()
-			wqCheckLives(t, events)
+			checkLives(t, events)
 			if last := events[len(events)-1]; last.Kind != core.Closed {
 				t.Errorf("last event = %v, want closed", last.Kind)
 			}
@@ -1024,7 +989,7 @@ func TestWorkQueueDeadlocks(t *testing.T) {
 			if !slices.Equal(lanes, []int{0, 0, 0, 0}) {
 				t.Errorf("lanes of the started tasks = %v, want all 0", lanes)
 			}
-			wqCheckLives(t, rec.all())
+			checkLives(t, rec.all())
 			s := q.Stats()
 			wqCheckStats(t, s)
 			if s.Succeeded != 4 || s.Running != 0 {
