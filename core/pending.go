@@ -1,11 +1,15 @@
 package core
 
+import "context"
+
 // wqPending holds a WorkQueue's tasks that are accepted and not started:
 // highest priority first, and in arrival order within a priority.
 //
-// Each priority with queued tasks has a level: a ring of task pointers,
-// indexed by a sequence number that the task keeps, so that a task can be
-// removed from the middle in O(1) by clearing its slot. Levels sit in a
+// Each priority with queued tasks has a level: a ring of entries, each a
+// task pointer or, for a bare task (see [WorkQueue.Go]), its function alone,
+// indexed by a sequence number that a task keeps, so that a task can be
+// removed from the middle in O(1) by clearing its slot. Bare tasks cannot
+// be removed: nothing refers to them. Levels sit in a
 // max-heap on their priority and are found by priority through a one-entry
 // cache, and through a map once a second priority appears. Push, pop and
 // remove cost O(1) for a priority that already has a level, and O(log L)
@@ -24,10 +28,10 @@ type wqPending struct {
 
 // wqLevel is the queue of one priority's tasks: slots head to tail-1 of
 // ring (by sequence number modulo its length), oldest first. A removed
-// task leaves a nil slot behind, which pop skips.
+// task leaves an empty slot behind, which pop skips.
 type wqLevel struct {
 	prio       Priority
-	ring       []*wqTask // length a power of two, or nil
+	ring       []wqEntry // length a power of two, or nil
 	head, tail uint32    // sequence numbers, which wrap around
 	n          int       // tasks in the ring
 	index      int       // in wqPending.levels
@@ -44,23 +48,43 @@ const (
 // len returns the number of queued tasks.
 func (p *wqPending) len() int { return p.n }
 
+// wqEntry is one pending task: t, or for a bare task only its function.
+// The zero entry is an empty slot.
+type wqEntry struct {
+	t  *wqTask
+	fn func(context.Context) error // a bare task's function; nil when t is set
+}
+
 // push adds t behind the tasks of its priority.
 func (p *wqPending) push(t *wqTask) {
-	l := p.level(t.task.priority)
+	t.seq = p.add(wqEntry{t: t}, t.task.priority)
+}
+
+// pushBare adds the bare task fn behind the tasks of priority prio.
+func (p *wqPending) pushBare(fn func(context.Context) error, prio Priority) {
+	p.add(wqEntry{fn: fn}, prio)
+}
+
+// add puts e behind the tasks of priority prio and returns its sequence
+// number.
+func (p *wqPending) add(e wqEntry, prio Priority) uint32 {
+	l := p.level(prio)
 	if int(l.tail-l.head) == len(l.ring) {
 		l.grow()
 	}
-	l.ring[l.tail&uint32(len(l.ring)-1)] = t
-	t.seq = l.tail
+	seq := l.tail
+	l.ring[seq&uint32(len(l.ring)-1)] = e
 	l.tail++
 	l.n++
 	p.n++
+	return seq
 }
 
-// pop removes and returns the first task of the highest priority, or nil.
-func (p *wqPending) pop() *wqTask {
+// pop removes and returns the first task of the highest priority, or the
+// zero entry.
+func (p *wqPending) pop() wqEntry {
 	if p.n == 0 {
-		return nil
+		return wqEntry{}
 	}
 	l := p.levels[0]
 	for l.n == 0 {
@@ -70,15 +94,18 @@ func (p *wqPending) pop() *wqTask {
 		l = p.levels[0]
 	}
 	mask := uint32(len(l.ring) - 1)
-	for l.ring[l.head&mask] == nil {
+	for l.ring[l.head&mask].empty() {
 		l.head++
 	}
-	t := l.ring[l.head&mask]
-	l.ring[l.head&mask] = nil
+	e := l.ring[l.head&mask]
+	l.ring[l.head&mask] = wqEntry{}
 	l.head++
 	p.took(l)
-	return t
+	return e
 }
+
+// empty reports whether e is an empty slot.
+func (e wqEntry) empty() bool { return e.t == nil && e.fn == nil }
 
 // remove takes t out of the queue and reports whether it was there.
 func (p *wqPending) remove(t *wqTask) bool {
@@ -87,11 +114,11 @@ func (p *wqPending) remove(t *wqTask) bool {
 		return false
 	}
 	mask := uint32(len(l.ring) - 1)
-	if l.ring[t.seq&mask] != t {
+	if l.ring[t.seq&mask].t != t {
 		return false
 	}
-	l.ring[t.seq&mask] = nil
-	for l.head != l.tail && l.ring[l.head&mask] == nil {
+	l.ring[t.seq&mask] = wqEntry{}
+	for l.head != l.tail && l.ring[l.head&mask].empty() {
 		l.head++
 	}
 	p.took(l)
@@ -116,7 +143,7 @@ func (p *wqPending) took(l *wqLevel) {
 
 // grow doubles l's ring, keeping each task at its sequence number.
 func (l *wqLevel) grow() {
-	ring := make([]*wqTask, max(2*len(l.ring), wqRingMin))
+	ring := make([]wqEntry, max(2*len(l.ring), wqRingMin))
 	mask, newMask := uint32(len(l.ring)-1), uint32(len(ring)-1)
 	for s := l.head; s != l.tail; s++ {
 		ring[s&newMask] = l.ring[s&mask]
@@ -225,15 +252,15 @@ func (p *wqPending) down(i int) bool {
 	return i > start
 }
 
-// drain removes every queued task and returns them, highest priority
-// first.
-func (p *wqPending) drain() []*wqTask {
-	if p.n == 0 {
-		return nil
+// drain removes every queued task and returns the tasks with a handle,
+// highest priority first, and the number of bare tasks.
+func (p *wqPending) drain() (tasks []*wqTask, bare int) {
+	for p.n > 0 {
+		if e := p.pop(); e.t != nil {
+			tasks = append(tasks, e.t)
+		} else {
+			bare++
+		}
 	}
-	out := make([]*wqTask, 0, p.n)
-	for t := p.pop(); t != nil; t = p.pop() {
-		out = append(out, t)
-	}
-	return out
+	return tasks, bare
 }

@@ -57,6 +57,7 @@ type WorkQueue struct {
 	emitting  int                     // calls reporting tasks' ends outside the lock
 	listeners map[*wqContext]struct{} // running tasks' contexts with a Done channel or AfterFunc
 	lanes     wqLanes
+	bare      wqBare  // the bare tasks' context's parts
 	rooms     wqRooms // Submit calls waiting for room, oldest first
 	granted   int     // room handed to woken waiters that have not yet come back
 	nextID    uint64
@@ -213,11 +214,15 @@ func (q *WorkQueue) Close() error {
 	q.mu.Lock()
 	var dropped []*wqTask
 	var running []*wqContext
+	var afters []wqAfter
 	announce := false
 	if q.state != wqClosing {
 		q.state = wqClosing
 		q.closed.Store(true) // running tasks' Err reports it from now on
-		dropped = q.pending.drain()
+		afters = q.closeBareLocked()
+		var bare int
+		dropped, bare = q.pending.drain()
+		q.canceled += uint64(bare)
 		for _, t := range dropped {
 			q.canceled++
 			t.task.end(TaskCanceled, context.Canceled)
@@ -235,6 +240,9 @@ func (q *WorkQueue) Close() error {
 	q.mu.Unlock()
 	for _, c := range running {
 		c.cancel(context.Canceled)
+	}
+	for _, a := range afters {
+		a.f()
 	}
 	for _, t := range dropped {
 		t.ctx().end()
@@ -303,8 +311,8 @@ func (q *WorkQueue) Stats() QueueStats {
 
 // do runs t as Do does.
 func (q *WorkQueue) do(ctx context.Context, t *wqTask) error {
-	if p := q.caller(ctx); p != nil {
-		return q.runNested(t, p.lane())
+	if lane, ok := q.caller(ctx); ok {
+		return q.runNested(t, lane)
 	}
 	q.mu.Lock()
 	if q.state == wqOpen && q.workers < q.limit && q.pending.len() == 0 &&
@@ -316,7 +324,7 @@ func (q *WorkQueue) do(ctx context.Context, t *wqTask) error {
 		q.workers++
 		lane := q.takeLaneLocked()
 		q.acceptLocked(t)
-		q.startLocked(t)
+		q.startLocked()
 		q.mu.Unlock()
 		t.setLane(lane)
 		if q.cfg.observer != nil {
@@ -371,7 +379,7 @@ func (q *WorkQueue) runNested(t *wqTask, lane int) error {
 	}
 	q.acceptLocked(t)
 	t.task.begin(nil)
-	q.startLocked(t)
+	q.startLocked()
 	q.mu.Unlock()
 	t.setLane(lane)
 	if q.cfg.observer != nil {
@@ -384,8 +392,8 @@ func (q *WorkQueue) runNested(t *wqTask, lane int) error {
 // ctx is the context of one of the queue's running tasks: waiting for t
 // there could wait for the caller's own slot.
 func (q *WorkQueue) helpWait(ctx context.Context, t *wqTask) {
-	p := q.caller(ctx)
-	if p == nil {
+	lane, ok := q.caller(ctx)
+	if !ok {
 		return
 	}
 	q.mu.Lock()
@@ -400,9 +408,9 @@ func (q *WorkQueue) helpWait(ctx context.Context, t *wqTask) {
 		q.endCanceledLocked(t, err) // unlocks
 		return
 	}
-	q.startLocked(t)
+	q.startLocked()
 	q.mu.Unlock()
-	t.setLane(p.lane())
+	t.setLane(lane)
 	q.runBorrowed(t)
 }
 
@@ -514,7 +522,7 @@ func (q *WorkQueue) admitLocked(ctx context.Context, block bool) error {
 		if q.capacity == 0 || q.rooms.head == nil && q.queuedLocked() < q.capacity {
 			return nil
 		}
-		if !block || q.caller(ctx) != nil {
+		if _, nested := q.caller(ctx); !block || nested {
 			return ErrFull
 		}
 		granted, err := q.waitRoomLocked(ctx)
@@ -582,9 +590,9 @@ func (q *WorkQueue) acceptLocked(t *wqTask) {
 	q.submitted++
 }
 
-// startLocked counts t as running. Its runner sets its lane, after
+// startLocked counts a task as running. Its runner sets its lane, after
 // unlocking.
-func (q *WorkQueue) startLocked(t *wqTask) {
+func (q *WorkQueue) startLocked() {
 	q.nrunning++
 	q.maxRunning = max(q.maxRunning, q.nrunning)
 }
@@ -596,8 +604,8 @@ func (q *WorkQueue) endLocked(t *wqTask, state TaskState, err error) {
 	t.task.end(state, err)
 }
 
-// countEndLocked counts the running task t as ended in state, without
-// ending its Task.
+// countEndLocked counts the running task t (nil: a bare task) as ended in
+// state, without ending its Task.
 func (q *WorkQueue) countEndLocked(t *wqTask, state TaskState) {
 	q.nrunning--
 	switch state {
@@ -610,7 +618,7 @@ func (q *WorkQueue) countEndLocked(t *wqTask, state TaskState) {
 	default:
 		q.canceled++
 	}
-	if t.st.Load()&wqListen != 0 {
+	if t != nil && t.st.Load()&wqListen != 0 {
 		delete(q.listeners, t.ctx())
 	}
 }
@@ -675,26 +683,32 @@ func (q *WorkQueue) releaseSlotLocked() {
 // the slots in use), and exits.
 func (q *WorkQueue) work() {
 	var cur *wqTask // the task running, for the deferred call
+	bare := false   // a bare task is running, for the deferred call
 	lane := 0
 	defer func() {
-		if cur != nil {
+		switch {
+		case cur != nil:
 			// cur's function called runtime.Goexit: end it and
 			// give the slot up as the goroutine unwinds.
 			q.abandon(cur, lane, true)
+		case bare:
+			q.abandonBare(lane)
 		}
 	}()
 	var (
-		ended *wqTask // the task that ran last, to end outside the lock
-		state TaskState
-		err   error
+		ended     *wqTask // the task that ran last, to end outside the lock
+		endedBare bool    // the task that ran last was bare
+		state     TaskState
+		err       error
 	)
 	q.mu.Lock()
 	lane = q.takeLaneLocked()
 	for {
-		if ended != nil {
+		if ended != nil || endedBare {
 			q.countEndLocked(ended, state)
+			endedBare = false
 		}
-		var next *wqTask
+		var next wqEntry
 		if q.workers <= q.limit && q.pending.len() > 0 {
 			if lane >= q.limit {
 				// The limit shrank: move to the lowest free
@@ -706,9 +720,9 @@ func (q *WorkQueue) work() {
 			if q.rooms.head != nil {
 				q.grantLocked()
 			}
-			q.startLocked(next)
+			q.startLocked()
 		}
-		if next == nil && ended == nil {
+		if next.empty() && ended == nil {
 			break
 		}
 		q.mu.Unlock()
@@ -720,21 +734,26 @@ func (q *WorkQueue) work() {
 			ended.task.end(state, err)
 			ended = nil
 		}
-		if next != nil {
-			if cerr := q.beginTask(next); cerr != nil {
+		if t := next.t; t != nil {
+			if cerr := q.beginTask(t); cerr != nil {
 				// Canceled as it was taken: it never runs.
-				next.ctx().end()
+				t.ctx().end()
 				if q.cfg.observer != nil {
-					q.event(Canceled, next, cerr)
+					q.event(Canceled, t, cerr)
 				}
 				state, err = TaskCanceled, cerr
 			} else {
-				next.setLane(lane)
-				cur = next
-				state, err = q.run(next)
+				t.setLane(lane)
+				cur = t
+				state, err = q.run(t)
 				cur = nil
 			}
-			ended = next
+			ended = t
+		} else if next.fn != nil {
+			bare = true
+			state = q.runBare(next.fn)
+			bare = false
+			endedBare = true
 		}
 		q.mu.Lock()
 	}
@@ -789,6 +808,20 @@ func (q *WorkQueue) abandon(t *wqTask, lane int, slot bool) {
 	}
 }
 
+// abandonBare ends a bare task whose function called runtime.Goexit as
+// failed, and gives up its worker's slot and lane.
+func (q *WorkQueue) abandonBare(lane int) {
+	q.mu.Lock()
+	q.countEndLocked(nil, TaskFailed)
+	q.putLaneLocked(lane)
+	q.releaseSlotLocked()
+	stop := q.stopLocked()
+	q.mu.Unlock()
+	if stop {
+		q.stop()
+	}
+}
+
 // cancelTask cancels t with err: a pending task leaves the queue and ends
 // canceled; a running task's context is canceled; an ended task is left
 // alone. A task accepted but not yet queued sees its context's error when
@@ -819,21 +852,26 @@ func (q *WorkQueue) cancelTask(t *wqTask, err error) {
 	}
 }
 
-// caller returns the context of the queue's running task that ctx is, or
-// derives from, or nil.
-func (q *WorkQueue) caller(ctx context.Context) *wqContext {
+// caller reports whether ctx is, or derives from, the context of one of
+// the queue's running tasks, and that task's lane. The bare tasks' shared
+// context counts as one of them, in lane 0: bare tasks exist only without
+// an observer, and only events show lanes.
+func (q *WorkQueue) caller(ctx context.Context) (lane int, ok bool) {
 	for {
-		c, _ := ctx.Value(wqContextKey{}).(*wqContext)
-		if c == nil {
-			return nil
-		}
-		if c.q == q {
-			if c.Err() != nil {
-				return nil // ended, or canceled: the caller gives up anyway
+		switch c := ctx.Value(wqContextKey{}).(type) {
+		case *wqContext:
+			if c.q == q {
+				if c.Err() != nil {
+					return 0, false // ended, or canceled: the caller gives up anyway
+				}
+				return c.lane(), true
 			}
-			return c
+			ctx = c.parent
+		case *wqBareContext:
+			return 0, (*WorkQueue)(c) == q && c.Err() == nil
+		default:
+			return 0, false
 		}
-		ctx = c.parent
 	}
 }
 

@@ -1,0 +1,229 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+
+	"sluice/core"
+)
+
+func TestWorkQueueGo(t *testing.T) {
+	t.Run("outcomes are counted", func(t *testing.T) {
+		q := core.NewWorkQueue(3)
+		var ran atomic.Int64
+		ctx := context.Background()
+		for i := range 300 {
+			err := q.Go(ctx, func(context.Context) error {
+				ran.Add(1)
+				switch i % 4 {
+				case 1:
+					return errors.New("failed")
+				case 2:
+					panic("boom")
+				case 3:
+					return context.Canceled // not the task context's error: a failure
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("Go = %v, want nil", err)
+			}
+		}
+		if err := q.Drain(ctx); err != nil {
+			t.Fatalf("Drain = %v, want nil", err)
+		}
+		s := q.Stats()
+		wqCheckStats(t, s)
+		if got := ran.Load(); got != 300 {
+			t.Errorf("ran %d functions, want 300", got)
+		}
+		if s.Submitted != 300 || s.Succeeded != 75 || s.Failed != 150 || s.Panicked != 75 {
+			t.Errorf("stats = %+v, want 300 submitted, 75 succeeded, 150 failed, 75 panicked", s)
+		}
+		if s.MaxRunning > 3 {
+			t.Errorf("MaxRunning = %d, want at most 3", s.MaxRunning)
+		}
+	})
+	t.Run("Go and Submit share one order", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx := context.Background()
+			q := core.NewWorkQueue(1)
+			defer q.Close()
+			g := newWQGate()
+			q.Submit(ctx, g.fn)
+			<-g.started
+			var order []string
+			add := func(name string) func(context.Context) error {
+				return func(context.Context) error {
+					order = append(order, name)
+					return nil
+				}
+			}
+			q.Go(ctx, add("go-0"))
+			q.Submit(ctx, add("submit-0"))
+			q.Go(ctx, add("go-high"), core.WithPriority(core.High))
+			q.Go(ctx, add("go-1"))
+			q.Submit(ctx, add("submit-high"), core.WithPriority(core.High))
+			q.Go(ctx, add("go-low"), core.WithPriority(core.Low))
+			q.Go(ctx, add("go-2"))
+			close(g.release)
+			q.Drain(ctx)
+			want := []string{"go-high", "submit-high", "go-0", "submit-0", "go-1", "go-2", "go-low"}
+			if !slices.Equal(order, want) {
+				t.Errorf("order = %v, want %v", order, want)
+			}
+		})
+	})
+	t.Run("Close cancels pending ones and their shared context", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx := context.Background()
+			q := core.NewWorkQueue(1)
+			started := make(chan context.Context)
+			q.Go(ctx, func(ctx context.Context) error {
+				started <- ctx
+				<-ctx.Done()
+				return ctx.Err()
+			})
+			taskCtx := <-started
+			if err := taskCtx.Err(); err != nil {
+				t.Errorf("task context Err = %v before Close, want nil", err)
+			}
+			child, cancel := context.WithCancel(taskCtx)
+			defer cancel()
+			fired := make(chan struct{})
+			context.AfterFunc(taskCtx, func() { close(fired) })
+			ran := false
+			for range 5 {
+				q.Go(ctx, func(context.Context) error { ran = true; return nil })
+			}
+			q.Close()
+			<-fired
+			if ran {
+				t.Error("a pending function ran after Close")
+			}
+			if err := child.Err(); !errors.Is(err, context.Canceled) {
+				t.Errorf("derived context Err = %v, want context.Canceled", err)
+			}
+			s := q.Stats()
+			wqCheckStats(t, s)
+			if s.Canceled != 6 {
+				t.Errorf("Canceled = %d, want 6 (5 pending, 1 running)", s.Canceled)
+			}
+			if err := q.Go(ctx, wqNop); !errors.Is(err, core.ErrClosed) {
+				t.Errorf("Go after Close = %v, want ErrClosed", err)
+			}
+			select {
+			case <-taskCtx.Done():
+			default:
+				t.Error("task context not done after Close")
+			}
+		})
+	})
+	t.Run("a nested Do runs in the caller's slot", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			q := core.NewWorkQueue(1, core.WithCapacity(1))
+			defer q.Close()
+			errc := make(chan error, 1)
+			q.Go(context.Background(), func(ctx context.Context) error {
+				inner := q.Do(ctx, func(context.Context) error { return errors.New("inner") })
+				_, err1 := q.Submit(ctx, wqNop) // takes the one place
+				err2 := q.Go(ctx, wqNop)        // finds none, and must not wait for it
+				errc <- fmt.Errorf("%v/%v/%v", inner, err1, err2)
+				return nil
+			})
+			synctest.Wait()
+			want := fmt.Sprintf("inner/<nil>/%v", core.ErrFull)
+			if got := (<-errc).Error(); got != want {
+				t.Errorf("nested Do/Submit/Go = %s, want %s", got, want)
+			}
+		})
+	})
+	t.Run("a context that can end takes the task path", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			q := core.NewWorkQueue(1)
+			defer q.Close()
+			g := newWQGate()
+			q.Submit(context.Background(), g.fn)
+			<-g.started
+			ctx, cancel := context.WithCancel(context.Background())
+			ran := false
+			q.Go(ctx, func(context.Context) error { ran = true; return nil })
+			cancel()
+			close(g.release)
+			q.Drain(context.Background())
+			if ran {
+				t.Error("function ran after its submitter's context ended before it started")
+			}
+			if s := q.Stats(); s.Canceled != 1 {
+				t.Errorf("Canceled = %d, want 1", s.Canceled)
+			}
+			if err := q.Go(ctx, wqNop); !errors.Is(err, context.Canceled) {
+				t.Errorf("Go with an ended context = %v, want context.Canceled", err)
+			}
+		})
+	})
+	t.Run("observed tasks carry events", func(t *testing.T) {
+		var rec recorder
+		q := core.NewWorkQueue(2, core.WithObserver(rec.observe))
+		ctx := context.Background()
+		q.Go(ctx, wqNop, core.WithName("a"), core.WithPriority(core.High))
+		q.Go(ctx, func(context.Context) error { panic("x") })
+		q.Drain(ctx)
+		if got := rec.count(core.Finished); got != 1 {
+			t.Errorf("Finished events = %d, want 1", got)
+		}
+		if got := rec.count(core.Panicked); got != 1 {
+			t.Errorf("Panicked events = %d, want 1", got)
+		}
+		for _, e := range rec.all() {
+			if e.Kind == core.Finished && (e.Name != "a" || e.Priority != core.High) {
+				t.Errorf("Finished event %+v, want name a at High", e)
+			}
+		}
+	})
+	t.Run("Goexit gives the slot back", func(t *testing.T) {
+		q := core.NewWorkQueue(1)
+		ctx := context.Background()
+		q.Go(ctx, func(context.Context) error { runtime.Goexit(); return nil })
+		q.Go(ctx, wqNop)
+		q.Drain(ctx)
+		s := q.Stats()
+		wqCheckStats(t, s)
+		if s.Failed != 1 || s.Succeeded != 1 {
+			t.Errorf("stats = %+v, want 1 failed, 1 succeeded", s)
+		}
+	})
+	t.Run("a nil function panics", func(t *testing.T) {
+		q := core.NewWorkQueue(1)
+		defer q.Close()
+		wqMustPanic(t, "Go(nil)", func() { q.Go(context.Background(), nil) })
+	})
+}
+
+// Go is Submit without a handle, for tasks that report their own results.
+func ExampleWorkQueue_Go() {
+	ctx := context.Background()
+	q := core.NewWorkQueue(4)
+
+	var sum atomic.Int64
+	for i := 1; i <= 100; i++ {
+		if err := q.Go(ctx, func(ctx context.Context) error {
+			sum.Add(int64(i))
+			return nil
+		}); err != nil {
+			fmt.Println("go:", err)
+			return
+		}
+	}
+	q.Drain(ctx) // every accepted task runs to its end
+	s := q.Stats()
+	fmt.Println(sum.Load(), s.Succeeded)
+	// Output:
+	// 5050 100
+}
