@@ -47,6 +47,18 @@ func BenchmarkWorkQueue(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+		b.Run("sluice-go", func(b *testing.B) {
+			b.ReportAllocs()
+			q := core.NewWorkQueue(n)
+			for b.Loop() {
+				if err := q.Go(ctx, emptyCtx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := q.Drain(ctx); err != nil {
+				b.Fatal(err)
+			}
+		})
 		b.Run("conc", func(b *testing.B) {
 			b.ReportAllocs()
 			p := pool.New().WithMaxGoroutines(n)

@@ -33,13 +33,18 @@ type wqLevel struct {
 	prio       Priority
 	ring       []wqEntry // length a power of two, or nil
 	head, tail uint32    // sequence numbers, which wrap around
+	peak       uint32    // the most slots in use since the level was last empty
+	idle       uint64    // tasks queued in the fills since one used an eighth of the ring
 	n          int       // tasks in the ring
 	index      int       // in wqPending.levels
 }
 
 // wqRingMin and wqRingKeep bound a level's ring: it starts at wqRingMin
 // slots, doubles when full, and is let go when its level empties while
-// larger than wqRingKeep, so that a burst does not pin its memory.
+// larger than wqRingKeep, once twice its length in tasks went through it
+// without a fill using an eighth of it: a queue that keeps filling a large
+// ring does not regrow it each time, and a burst's memory goes after twice
+// its size in smaller fills (or with the queue).
 const (
 	wqRingMin  = 16
 	wqRingKeep = 1 << 16
@@ -75,6 +80,9 @@ func (p *wqPending) add(e wqEntry, prio Priority) uint32 {
 	seq := l.tail
 	l.ring[seq&uint32(len(l.ring)-1)] = e
 	l.tail++
+	if u := l.tail - l.head; u > l.peak {
+		l.peak = u
+	}
 	l.n++
 	p.n++
 	return seq
@@ -86,13 +94,7 @@ func (p *wqPending) pop() wqEntry {
 	if p.n == 0 {
 		return wqEntry{}
 	}
-	l := p.levels[0]
-	for l.n == 0 {
-		// Only a level that was alone can be empty; once another
-		// appears, the empty one goes.
-		p.removeLevel(l)
-		l = p.levels[0]
-	}
+	l := p.top()
 	mask := uint32(len(l.ring) - 1)
 	for l.ring[l.head&mask].empty() {
 		l.head++
@@ -102,6 +104,66 @@ func (p *wqPending) pop() wqEntry {
 	l.head++
 	p.took(l)
 	return e
+}
+
+// top returns the level pop takes from next; p must not be empty.
+func (p *wqPending) top() *wqLevel {
+	l := p.levels[0]
+	for l.n == 0 {
+		// Only a level that was alone can be empty; once another
+		// appears, the empty one goes.
+		p.removeLevel(l)
+		l = p.levels[0]
+	}
+	return l
+}
+
+// popBare moves into dst the bare tasks that pop would return next, while
+// they are bare and of priority prio, and returns how many it moved.
+func (p *wqPending) popBare(dst []func(context.Context) error, prio Priority) int {
+	if p.n == 0 {
+		return 0
+	}
+	l := p.top()
+	if l.prio != prio {
+		return 0
+	}
+	mask := uint32(len(l.ring) - 1)
+	k := 0
+	for k < len(dst) && l.n > 0 {
+		e := &l.ring[l.head&mask]
+		if e.t != nil {
+			break
+		}
+		if e.fn != nil {
+			dst[k] = e.fn
+			k++
+			*e = wqEntry{}
+			l.n--
+			p.n--
+		}
+		l.head++
+	}
+	if k > 0 {
+		// took's bookkeeping, for the last one moved.
+		l.n++
+		p.n++
+		p.took(l)
+	}
+	return k
+}
+
+// pushFrontBare puts the bare task fn before the tasks of priority prio,
+// where a task taken from the queue but not started goes back.
+func (p *wqPending) pushFrontBare(fn func(context.Context) error, prio Priority) {
+	l := p.level(prio)
+	if int(l.tail-l.head) == len(l.ring) {
+		l.grow()
+	}
+	l.head--
+	l.ring[l.head&uint32(len(l.ring)-1)] = wqEntry{fn: fn}
+	l.n++
+	p.n++
 }
 
 // empty reports whether e is an empty slot.
@@ -132,9 +194,14 @@ func (p *wqPending) took(l *wqLevel) {
 	if l.n > 0 {
 		return
 	}
-	l.head, l.tail = 0, 0
-	if len(l.ring) > wqRingKeep {
-		l.ring = nil
+	if int(l.peak) >= len(l.ring)/8 {
+		l.idle = 0
+	} else {
+		l.idle += uint64(l.tail) // the fill queued tail tasks: head and tail start at 0
+	}
+	l.head, l.tail, l.peak = 0, 0, 0
+	if len(l.ring) > wqRingKeep && l.idle >= 2*uint64(len(l.ring)) {
+		l.ring, l.idle = nil, 0
 	}
 	if len(p.levels) > 1 {
 		p.removeLevel(l)

@@ -65,6 +65,29 @@ func TestWorkQueuePendingModel(t *testing.T) {
 					return arrival[pendingItem{t: a.t, id: a.id}] - arrival[pendingItem{t: b.t, id: b.id}]
 				})
 				model = slices.Insert(model, i, it)
+			case op == 5 && len(model) > 0:
+				// Take a run of bare tasks, as a worker's batch does.
+				dst := make([]func(context.Context) error, 1+rng.IntN(8))
+				prio := model[0].prio
+				k := p.popBare(dst, prio)
+				want := 0
+				for want < len(dst) && want < len(model) && model[want].t == nil && model[want].prio == prio {
+					want++
+				}
+				if k != want {
+					t.Fatalf("seed %d step %d: popBare = %d, want %d", seed, step, k, want)
+				}
+				for i := range k {
+					if got := identify(wqEntry{fn: dst[i]}); got.id != model[i].id {
+						t.Fatalf("seed %d step %d: popBare[%d] = %d, want %d", seed, step, i, got.id, model[i].id)
+					}
+				}
+				// Give some back, last first, as a preempted batch does.
+				back := rng.IntN(k + 1)
+				for i := k - 1; i >= k-back; i-- {
+					p.pushFrontBare(dst[i], prio)
+				}
+				model = model[k-back:]
 			case op < 8:
 				got := identify(p.pop())
 				var want pendingItem

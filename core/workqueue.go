@@ -57,9 +57,10 @@ type WorkQueue struct {
 	emitting  int                     // calls reporting tasks' ends outside the lock
 	listeners map[*wqContext]struct{} // running tasks' contexts with a Done channel or AfterFunc
 	lanes     wqLanes
-	bare      wqBare  // the bare tasks' context's parts
-	rooms     wqRooms // Submit calls waiting for room, oldest first
-	granted   int     // room handed to woken waiters that have not yet come back
+	bare      wqBare     // the bare tasks' context's parts
+	batches   []*wqBatch // workers' batches that may hold tasks not taken
+	rooms     wqRooms    // Submit calls waiting for room, oldest first
+	granted   int        // room handed to woken waiters that have not yet come back
 	nextID    uint64
 
 	nrunning, maxRunning                             int
@@ -193,7 +194,13 @@ func (q *WorkQueue) SetParallelism(n int) {
 		}
 	}
 	q.limit = n
-	for spawn := min(n-q.workers, q.pending.len()); spawn > 0; spawn-- {
+	if q.workers > n {
+		// Shrunk below the slots in use: batches start no more.
+		for len(q.batches) > 0 {
+			q.reclaimLocked(q.batches[0], false)
+		}
+	}
+	for spawn := min(n-q.workers, q.pending.len()+q.batchedLocked()); spawn > 0; spawn-- {
 		q.workers++
 		go q.workFn()
 	}
@@ -220,6 +227,9 @@ func (q *WorkQueue) Close() error {
 		q.state = wqClosing
 		q.closed.Store(true) // running tasks' Err reports it from now on
 		afters = q.closeBareLocked()
+		for len(q.batches) > 0 {
+			q.reclaimLocked(q.batches[0], true)
+		}
 		var bare int
 		dropped, bare = q.pending.drain()
 		q.canceled += uint64(bare)
@@ -292,13 +302,17 @@ func (q *WorkQueue) Drain(ctx context.Context) error {
 }
 
 // Stats returns a snapshot of the queue's counters. It does not block on
-// running tasks.
+// running tasks. Bare tasks that a worker took in a run (see
+// [WorkQueue.Go]) are counted as they end only when the run ends, so a
+// snapshot taken meanwhile may leave up to 64 of them per worker out of
+// every counter but Submitted; once the queue is idle, Submitted is the sum
+// of the others.
 func (q *WorkQueue) Stats() QueueStats {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return QueueStats{
 		Parallelism: q.limit,
-		Pending:     q.pending.len() + q.reserved,
+		Pending:     q.pending.len() + q.reserved + q.batchedLocked(),
 		Running:     q.nrunning,
 		Submitted:   q.submitted,
 		Succeeded:   q.succeeded,
@@ -315,7 +329,7 @@ func (q *WorkQueue) do(ctx context.Context, t *wqTask) error {
 		return q.runNested(t, lane)
 	}
 	q.mu.Lock()
-	if q.state == wqOpen && q.workers < q.limit && q.pending.len() == 0 &&
+	if q.state == wqOpen && q.workers < q.limit && q.pending.len() == 0 && len(q.batches) == 0 &&
 		q.reserved == 0 && q.rooms.head == nil && q.granted == 0 {
 		// A free slot and nothing ahead: run fn here, on the caller's
 		// goroutine, which would otherwise only wait.
@@ -503,6 +517,9 @@ func (q *WorkQueue) enqueueLocked(ctx context.Context, t *wqTask, block, watched
 		return nil
 	}
 	q.pending.push(t)
+	if len(q.batches) > 0 {
+		q.preemptLocked(t.task.priority)
+	}
 	if q.workers < q.limit {
 		q.workers++
 		go q.workFn()
@@ -671,11 +688,11 @@ func (q *WorkQueue) putLaneLocked(lane int) {
 // releaseSlotLocked gives up a slot, or hands it to a new worker when
 // tasks are pending and the limit allows.
 func (q *WorkQueue) releaseSlotLocked() {
-	if q.pending.len() > 0 && q.workers <= q.limit {
+	if (q.pending.len() > 0 || len(q.batches) > 0) && q.workers <= q.limit {
 		go q.workFn()
 		return
 	}
-	q.workers--
+	q.exitLocked()
 }
 
 // work is a worker goroutine. It holds one slot and one lane while it
@@ -684,6 +701,7 @@ func (q *WorkQueue) releaseSlotLocked() {
 func (q *WorkQueue) work() {
 	var cur *wqTask // the task running, for the deferred call
 	bare := false   // a bare task is running, for the deferred call
+	var b *wqBatch  // this worker's batch, made on first need
 	lane := 0
 	defer func() {
 		switch {
@@ -692,7 +710,7 @@ func (q *WorkQueue) work() {
 			// give the slot up as the goroutine unwinds.
 			q.abandon(cur, lane, true)
 		case bare:
-			q.abandonBare(lane)
+			q.abandonBare(lane, b)
 		}
 	}()
 	var (
@@ -708,19 +726,40 @@ func (q *WorkQueue) work() {
 			q.countEndLocked(ended, state)
 			endedBare = false
 		}
+		if b != nil {
+			q.flushLocked(&b.ran)
+			if b.index >= 0 && b.left() == 0 {
+				q.dropLocked(b)
+			}
+		}
 		var next wqEntry
-		if q.workers <= q.limit && q.pending.len() > 0 {
+		if q.workers <= q.limit && (q.pending.len() > 0 || len(q.batches) > 0) {
 			if lane >= q.limit {
 				// The limit shrank: move to the lowest free
 				// lane, which is below it.
 				q.putLaneLocked(lane)
 				lane = q.takeLaneLocked()
 			}
-			next = q.pending.pop()
+			if q.pending.len() > 0 {
+				prio := q.pending.top().prio
+				next = q.pending.pop()
+				if next.t == nil && q.capacity == 0 && q.pending.len() > 0 {
+					if b == nil {
+						b = &wqBatch{index: -1}
+					}
+					if b.index < 0 {
+						q.fillLocked(b, prio)
+					}
+				}
+			} else {
+				next.fn = q.stealLocked()
+			}
 			if q.rooms.head != nil {
 				q.grantLocked()
 			}
-			q.startLocked()
+			if !next.empty() {
+				q.startLocked()
+			}
 		}
 		if next.empty() && ended == nil {
 			break
@@ -752,18 +791,36 @@ func (q *WorkQueue) work() {
 		} else if next.fn != nil {
 			bare = true
 			state = q.runBare(next.fn)
-			bare = false
 			endedBare = true
+			// Then the batch, in the same slot, while the limit
+			// allows.
+			for b != nil {
+				fn := b.take()
+				if fn == nil {
+					break
+				}
+				b.ran.add(state)
+				state = q.runBare(fn)
+			}
+			bare = false
 		}
 		q.mu.Lock()
 	}
+	if b != nil && b.index >= 0 {
+		q.reclaimLocked(b, false)
+	}
 	q.putLaneLocked(lane)
-	q.workers--
+	q.exitLocked()
 	stop := q.stopLocked()
 	q.mu.Unlock()
 	if stop {
 		q.stop()
 	}
+}
+
+// exitLocked gives up a worker's slot.
+func (q *WorkQueue) exitLocked() {
+	q.workers--
 }
 
 // run calls t's function, which has begun, and reports its start and end.
@@ -809,10 +866,17 @@ func (q *WorkQueue) abandon(t *wqTask, lane int, slot bool) {
 }
 
 // abandonBare ends a bare task whose function called runtime.Goexit as
-// failed, and gives up its worker's slot and lane.
-func (q *WorkQueue) abandonBare(lane int) {
+// failed, and gives up its worker's slot and lane, and its batch b (which
+// may be nil).
+func (q *WorkQueue) abandonBare(lane int, b *wqBatch) {
 	q.mu.Lock()
 	q.countEndLocked(nil, TaskFailed)
+	if b != nil {
+		q.flushLocked(&b.ran)
+		if b.index >= 0 {
+			q.reclaimLocked(b, false)
+		}
+	}
 	q.putLaneLocked(lane)
 	q.releaseSlotLocked()
 	stop := q.stopLocked()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Go adds fn to the queue, as [WorkQueue.Submit] does, but returns no
@@ -12,20 +13,27 @@ import (
 // [ErrClosed], or [ErrFull] from one of the queue's own tasks), leaving the
 // queue unchanged. fn's outcome is counted in [WorkQueue.Stats] and
 // reported to an observer; nothing else sees its error or panic, so fn
-// should deal with them itself. Tasks start in priority order, and in the
-// order of their Go and Submit calls within a priority; Close cancels
-// those not started.
+// should deal with them itself. Close cancels the tasks not started.
 //
 // When ctx is [context.Background] and the queue has no observer, the task
 // is bare: Go allocates nothing for it, and its function runs with a
 // context that all the queue's bare tasks share, which has no values or
 // deadline and is done once the queue is closed (also after fn returned).
 // Otherwise fn's context is a task's own, as with Submit.
+//
+// Tasks are taken in priority order, and in the order of their Go and
+// Submit calls within a priority. A worker that finds a run of short bare
+// tasks takes up to 64 at once and starts them one after another without
+// the queue's lock, which is what makes bare tasks cheap; so a bare task
+// may start after a later one that another worker took. A task of higher
+// priority is never held up by them, a free worker takes from another's
+// run rather than wait, and runs grow only while their tasks take
+// microseconds, so long tasks go one at a time.
 func (q *WorkQueue) Go(ctx context.Context, fn func(context.Context) error, opts ...TaskOption) error {
 	if fn == nil {
 		panic("core: WorkQueue.Go with a nil function")
 	}
-	if ctx == background && q.cfg.observer == nil {
+	if isBackground(ctx) && q.cfg.observer == nil {
 		prio := Normal
 		if len(opts) > 0 {
 			prio = newTaskConfig(opts).priority
@@ -45,6 +53,15 @@ func (q *WorkQueue) Go(ctx context.Context, fn func(context.Context) error, opts
 // background is context.Background(), for comparison.
 var background = context.Background()
 
+// isBackground reports whether ctx is context.Background(). It compares
+// the two words of the interface values, the dynamic type and the data
+// pointer, which is far cheaper than ==, a runtime call for a dynamic type
+// that is not a pointer. Equal words mean the same type and value; a
+// Background that does not match word for word only misses the bare path.
+func isBackground(ctx context.Context) bool {
+	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&ctx)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&background))
+}
+
 // goBare queues fn as a bare task of priority prio.
 func (q *WorkQueue) goBare(fn func(context.Context) error, prio Priority) error {
 	q.mu.Lock()
@@ -56,6 +73,9 @@ func (q *WorkQueue) goBare(fn func(context.Context) error, prio Priority) error 
 	}
 	q.submitted++
 	q.pending.pushBare(fn, prio)
+	if len(q.batches) > 0 {
+		q.preemptLocked(prio)
+	}
 	if q.workers < q.limit {
 		q.workers++
 		go q.workFn()
@@ -162,4 +182,167 @@ func (q *WorkQueue) closeBareLocked() []wqAfter {
 	afters := q.bare.afters
 	q.bare.afters = nil
 	return afters
+}
+
+// Batches. A worker that takes a bare task from the pending queue while
+// more bare tasks of the same priority follow it may take up to
+// wqBatchMax of them at once into its batch, and then start them one after
+// another without the queue's lock: this is what makes a stream of short
+// bare tasks cheap. The tasks of a batch start in their order, but a task
+// of another worker, taken later, may start while they wait; how many a
+// worker takes grows only while its batches run quickly (within
+// wqBatchWindow), so that long tasks go one by one as without batches.
+// What a batch holds is never lost or held back: a worker with nothing else
+// to do takes from another's batch, a task of higher priority sends the
+// batches of lower priority back to the queue's head, and Close cancels
+// them.
+const (
+	wqBatchMax    = 64
+	wqBatchWindow = 20 * time.Microsecond
+)
+
+// wqBatch is a worker's batch of bare tasks. Its owner takes tasks from it
+// without the lock; anyone else only with the lock. Each index is taken
+// once, by whoever moves next past it.
+type wqBatch struct {
+	next  atomic.Int64 // tasks taken so far, or past n
+	n     int64        // tasks in fns; guarded by the queue's mutex
+	prio  Priority     // guarded by the queue's mutex
+	index int          // in the queue's batches, or -1; guarded by the queue's mutex
+	fns   [wqBatchMax]func(context.Context) error
+
+	// The owner's own state, not shared.
+	size int       // how many tasks to take next
+	last time.Time // when it last took tasks
+	ran  wqTally   // ends not yet counted in the queue's Stats
+}
+
+// wqTally counts task ends by state.
+type wqTally struct{ succeeded, failed, canceled, panicked uint64 }
+
+func (t *wqTally) add(s TaskState) {
+	switch s {
+	case TaskSucceeded:
+		t.succeeded++
+	case TaskFailed:
+		t.failed++
+	case TaskPanicked:
+		t.panicked++
+	default:
+		t.canceled++
+	}
+}
+
+// flushLocked adds the ends in t to the queue's counters and clears t.
+func (q *WorkQueue) flushLocked(t *wqTally) {
+	q.succeeded += t.succeeded
+	q.failed += t.failed
+	q.canceled += t.canceled
+	q.panicked += t.panicked
+	*t = wqTally{}
+}
+
+// take returns the next task of b, or nil when none is left.
+func (b *wqBatch) take() func(context.Context) error {
+	if i := b.next.Add(1) - 1; i < b.n {
+		fn := b.fns[i]
+		b.fns[i] = nil
+		return fn
+	}
+	return nil
+}
+
+// left returns how many tasks of b are not taken.
+func (b *wqBatch) left() int64 { return max(0, b.n-b.next.Load()) }
+
+// fillLocked lets b take more of the bare tasks that follow one of
+// priority prio just taken, as many as its size allows, and registers it
+// with the queue if it took any. Batches are only for queues without a
+// capacity, whose pending count must stay exact.
+func (q *WorkQueue) fillLocked(b *wqBatch, prio Priority) {
+	now := time.Now()
+	if b.size == 0 || now.Sub(b.last) > wqBatchWindow {
+		b.size = 1 // new, or the last batch ran slowly: take one
+	} else {
+		b.size = min(2*b.size, wqBatchMax)
+	}
+	b.last = now
+	if b.size == 1 {
+		return
+	}
+	n := q.pending.popBare(b.fns[:b.size-1], prio)
+	if n == 0 {
+		return
+	}
+	b.n, b.prio = int64(n), prio
+	b.next.Store(0)
+	b.index = len(q.batches)
+	q.batches = append(q.batches, b)
+}
+
+// dropLocked unregisters b, whose tasks are all taken.
+func (q *WorkQueue) dropLocked(b *wqBatch) {
+	if b.index < 0 {
+		return
+	}
+	last := len(q.batches) - 1
+	q.batches[b.index] = q.batches[last]
+	q.batches[b.index].index = b.index
+	q.batches[last] = nil
+	q.batches = q.batches[:last]
+	b.index = -1
+}
+
+// reclaimLocked takes back the tasks of b not taken yet, unregisters b,
+// and returns how many there were: they go back to the head of the
+// pending queue, or, if cancel is set, end canceled.
+func (q *WorkQueue) reclaimLocked(b *wqBatch, cancel bool) int {
+	i := b.next.Swap(b.n)
+	left := 0
+	for j := b.n - 1; j >= i; j-- {
+		if !cancel {
+			q.pending.pushFrontBare(b.fns[j], b.prio)
+		}
+		b.fns[j] = nil
+		left++
+	}
+	q.dropLocked(b)
+	if cancel {
+		q.canceled += uint64(left)
+	}
+	return left
+}
+
+// preemptLocked sends the batches of priority below prio back to the head
+// of the pending queue, when a task of priority prio has just been queued.
+func (q *WorkQueue) preemptLocked(prio Priority) {
+	for i := 0; i < len(q.batches); {
+		if b := q.batches[i]; b.prio < prio {
+			q.reclaimLocked(b, false) // moves the last batch to i
+			continue
+		}
+		i++
+	}
+}
+
+// stealLocked takes a task from another worker's batch, for a worker with
+// nothing else to do, or returns nil.
+func (q *WorkQueue) stealLocked() func(context.Context) error {
+	for len(q.batches) > 0 {
+		b := q.batches[0]
+		if fn := b.take(); fn != nil {
+			return fn
+		}
+		q.dropLocked(b) // all taken
+	}
+	return nil
+}
+
+// batchedLocked counts the tasks waiting in batches.
+func (q *WorkQueue) batchedLocked() int {
+	n := int64(0)
+	for _, b := range q.batches {
+		n += b.left()
+	}
+	return int(n)
 }

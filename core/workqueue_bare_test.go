@@ -206,6 +206,155 @@ func TestWorkQueueGo(t *testing.T) {
 	})
 }
 
+// TestWorkQueueGoBatches covers the runs of bare tasks a worker takes at
+// once: they give way to higher priorities, to idle workers, and to Close,
+// and lose nothing. Under synctest the clock stands still, so every run
+// counts as quick and runs grow to their largest.
+func TestWorkQueueGoBatches(t *testing.T) {
+	ctx := context.Background()
+	t.Run("a higher priority goes first", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			q := core.NewWorkQueue(1)
+			defer q.Close()
+			g := newWQGate()
+			q.Go(ctx, g.fn)
+			<-g.started
+			var order []int
+			for i := range 200 {
+				q.Go(ctx, func(context.Context) error {
+					order = append(order, i)
+					if i == 100 {
+						q.Go(ctx, func(context.Context) error {
+							order = append(order, -1)
+							return nil
+						}, core.WithPriority(core.High))
+					}
+					return nil
+				})
+			}
+			close(g.release)
+			synctest.Wait() // before Drain, which would refuse the High task
+			q.Drain(ctx)
+			i := slices.Index(order, 100)
+			if i < 0 || i+1 >= len(order) || order[i+1] != -1 {
+				t.Errorf("after task 100 ran %v, want the High task (-1) next", order[i+1:min(len(order), i+4)])
+			}
+			if len(order) != 201 {
+				t.Errorf("ran %d tasks, want 201", len(order))
+			}
+		})
+	})
+	t.Run("an idle worker takes from another's run", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			q := core.NewWorkQueue(2)
+			defer q.Close()
+			release := make(chan struct{})
+			var done atomic.Int64
+			for i := range 400 {
+				q.Go(ctx, func(context.Context) error {
+					if i == 150 {
+						<-release // long: whatever its worker holds must move
+					}
+					done.Add(1)
+					return nil
+				})
+			}
+			synctest.Wait()
+			if got := done.Load(); got != 399 {
+				t.Errorf("%d tasks done while one blocks a worker, want 399", got)
+			}
+			close(release)
+			q.Drain(ctx)
+			s := q.Stats()
+			wqCheckStats(t, s)
+			if s.Succeeded != 400 {
+				t.Errorf("Succeeded = %d, want 400", s.Succeeded)
+			}
+		})
+	})
+	t.Run("Close cancels what runs hold", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			q := core.NewWorkQueue(1)
+			blocked := make(chan struct{})
+			var ran atomic.Int64
+			for i := range 300 {
+				q.Go(ctx, func(ctx context.Context) error {
+					ran.Add(1)
+					if i == 120 {
+						close(blocked)
+						<-ctx.Done()
+					}
+					return nil
+				})
+			}
+			<-blocked
+			q.Close()
+			s := q.Stats()
+			wqCheckStats(t, s)
+			if got := ran.Load(); got != 121 {
+				t.Errorf("%d functions ran, want 121", got)
+			}
+			if s.Succeeded != 121 || s.Canceled != 179 {
+				t.Errorf("stats = %+v, want 121 succeeded, 179 canceled", s)
+			}
+		})
+	})
+	t.Run("a shrink stops runs", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			q := core.NewWorkQueue(4)
+			defer q.Close()
+			var running, over atomic.Int64
+			shrunk := atomic.Bool{}
+			for i := range 2000 {
+				q.Go(ctx, func(context.Context) error {
+					n := running.Add(1)
+					if i == 500 {
+						q.SetParallelism(1)
+						shrunk.Store(true)
+						for running.Load() > 1 {
+							runtime.Gosched()
+						}
+					} else if shrunk.Load() && i > 500 && n > 1 {
+						over.Add(1)
+					}
+					runtime.Gosched()
+					running.Add(-1)
+					return nil
+				})
+			}
+			q.Drain(ctx)
+			if got := over.Load(); got > 4 {
+				t.Errorf("%d tasks started with others running after the shrink to 1, want at most the 3 in flight", got)
+			}
+			if s := q.Stats(); s.Succeeded != 2000 {
+				t.Errorf("Succeeded = %d, want 2000", s.Succeeded)
+			}
+		})
+	})
+	t.Run("many tasks with every outcome", func(t *testing.T) {
+		q := core.NewWorkQueue(runtime.GOMAXPROCS(0) + 1)
+		var ran atomic.Int64
+		for i := range 50000 {
+			q.Go(ctx, func(context.Context) error {
+				ran.Add(1)
+				switch i % 50 {
+				case 1:
+					return errors.New("failed")
+				case 2:
+					panic("boom")
+				}
+				return nil
+			}, core.WithPriority(core.Priority(i%3)))
+		}
+		q.Drain(ctx)
+		s := q.Stats()
+		wqCheckStats(t, s)
+		if ran.Load() != 50000 || s.Failed != 1000 || s.Panicked != 1000 || s.Succeeded != 48000 {
+			t.Errorf("ran %d, stats %+v; want 50000 ran, 48000 succeeded, 1000 failed, 1000 panicked", ran.Load(), s)
+		}
+	})
+}
+
 // Go is Submit without a handle, for tasks that report their own results.
 func ExampleWorkQueue_Go() {
 	ctx := context.Background()
