@@ -25,10 +25,10 @@ var (
 // BenchmarkWorkQueue compares running functions with bounded parallelism.
 // Every pool runs at parallelism GOMAXPROCS; one op is one task.
 //
-//   - Throughput: submit b.N empty tasks, then wait for all of them. Each
-//     pool submits the way that gives a per-task handle where it has one,
-//     as sluice's Submit does (a *Task): pond's Submit (a Task future).
-//     pond-go is pond's Go, which keeps no handle, for reference.
+//   - Throughput: submit b.N empty tasks, then wait for all of them.
+//     sluice-go and pond-go submit without a handle (WorkQueue.Go, pond's
+//     Go), as conc, errgroup and ants do; sluice and pond return one per
+//     task (WorkQueue.Submit's *Task, pond's Submit's Task).
 //   - RoundTrip: submit one task and wait for it, b.N times.
 //   - Do: run one task through the queue and return its error, b.N times.
 func BenchmarkWorkQueue(b *testing.B) {

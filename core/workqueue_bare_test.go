@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -353,6 +355,75 @@ func TestWorkQueueGoBatches(t *testing.T) {
 			t.Errorf("ran %d, stats %+v; want 50000 ran, 48000 succeeded, 1000 failed, 1000 panicked", ran.Load(), s)
 		}
 	})
+}
+
+// TestWorkQueueGoStress mixes Go and Submit from several goroutines while
+// the parallelism changes and the queue is closed at a random point, and
+// checks that every accepted function either ran once or was counted
+// canceled, and that no more ran at once than the largest limit.
+func TestWorkQueueGoStress(t *testing.T) {
+	for seed := range uint64(8) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 11))
+			q := core.NewWorkQueue(1 + rng.IntN(4))
+			ctx := context.Background()
+			var accepted, ran, running, maxRunning atomic.Int64
+			fn := func(context.Context) error {
+				n := running.Add(1)
+				for {
+					m := maxRunning.Load()
+					if n <= m || maxRunning.CompareAndSwap(m, n) {
+						break
+					}
+				}
+				ran.Add(1)
+				if n%7 == 0 {
+					runtime.Gosched()
+				}
+				running.Add(-1)
+				return nil
+			}
+			var wg sync.WaitGroup
+			for g := range 4 {
+				seed := rng.Uint64()
+				wg.Go(func() {
+					rng := rand.New(rand.NewPCG(seed, uint64(g)))
+					for range 3000 {
+						prio := core.WithPriority(core.Priority(rng.IntN(3)))
+						var err error
+						switch rng.IntN(10) {
+						case 0:
+							_, err = q.Submit(ctx, fn, prio)
+						case 1:
+							q.SetParallelism(1 + rng.IntN(4))
+							continue
+						default:
+							err = q.Go(ctx, fn, prio)
+						}
+						if err == nil {
+							accepted.Add(1)
+						} else if !errors.Is(err, core.ErrClosed) {
+							t.Errorf("submit = %v, want nil or ErrClosed", err)
+						}
+					}
+				})
+			}
+			if rng.IntN(2) == 0 {
+				runtime.Gosched()
+				q.Close()
+			}
+			wg.Wait()
+			q.Drain(ctx)
+			s := q.Stats()
+			wqCheckStats(t, s)
+			if got, want := uint64(ran.Load())+s.Canceled, uint64(accepted.Load()); got != want || s.Submitted != want {
+				t.Errorf("ran %d + canceled %d = %d, submitted %d; want both %d", ran.Load(), s.Canceled, got, s.Submitted, want)
+			}
+			if m := maxRunning.Load(); m > 4 {
+				t.Errorf("%d functions ran at once, want at most 4", m)
+			}
+		})
+	}
 }
 
 // Go is Submit without a handle, for tasks that report their own results.
