@@ -372,6 +372,14 @@ func (q *WorkQueue) runInline(t *wqTask, lane int) error {
 	cur = nil
 	q.mu.Lock()
 	q.countEndLocked(t, state)
+	q.leaveSlotLocked(lane)
+	return err
+}
+
+// leaveSlotLocked gives up a slot and its lane, or hands them to a new
+// worker if tasks are pending, unlocks q.mu, and stops the queue if that
+// was the last thing it waited for.
+func (q *WorkQueue) leaveSlotLocked(lane int) {
 	q.putLaneLocked(lane)
 	q.releaseSlotLocked()
 	stop := q.stopLocked()
@@ -379,7 +387,6 @@ func (q *WorkQueue) runInline(t *wqTask, lane int) error {
 	if stop {
 		q.stop()
 	}
-	return err
 }
 
 // runNested runs t at once on the calling goroutine, in the slot of the
@@ -866,7 +873,7 @@ func (q *WorkQueue) abandon(t *wqTask, lane int, slot bool) {
 
 // abandonBare ends a bare task whose function called runtime.Goexit as
 // failed, and gives up its worker's slot and lane, and its batch b (which
-// may be nil).
+// may be nil). It takes q.mu and returns with it unlocked.
 func (q *WorkQueue) abandonBare(lane int, b *wqBatch) {
 	q.mu.Lock()
 	q.countEndLocked(nil, TaskFailed)
@@ -876,13 +883,7 @@ func (q *WorkQueue) abandonBare(lane int, b *wqBatch) {
 			q.reclaimLocked(b, false)
 		}
 	}
-	q.putLaneLocked(lane)
-	q.releaseSlotLocked()
-	stop := q.stopLocked()
-	q.mu.Unlock()
-	if stop {
-		q.stop()
-	}
+	q.leaveSlotLocked(lane)
 }
 
 // cancelTask cancels t with err: a pending task leaves the queue and ends
