@@ -9,9 +9,29 @@ import (
 	"time"
 )
 
-// locked is the value of Semaphore.avail while the mutex owns the count:
-// while waiters are queued, or while a locked operation runs.
-const locked = math.MinInt64
+// The layout of Semaphore.state. In fast mode the word is h<<genBits | g,
+// with h tokens held, 0 <= h <= limit < fastLimit, and g the generation:
+// every fast word is in [0, fastWord), but an excess lock-free Release turns
+// it negative until it is undone. In locked mode the word is lockBit, less
+// the tokens of the lock-free Releases that raced the switch; those are
+// released again on cur, and the word is overwritten on the return to fast
+// mode. A locked word stays far above fastWord: the Releases that race a
+// switch subtract no more than the h of the last fast word, unless they
+// are excess ones, and lockBit-fastWord is three times fastWord.
+const (
+	// genBits is the width of the generation, the low bits of
+	// Semaphore.resizes: a state word loaded before a SetLimit never
+	// equals one stored after it (short of 2^20 SetLimit calls between
+	// the load and the compare-and-swap), so that a lock-free acquire
+	// never pairs a count with a limit that was not in force with it.
+	genBits = 20
+	genMask = 1<<genBits - 1
+	// fastLimit bounds the limits that allow fast mode: with a larger
+	// limit every call takes the lock.
+	fastLimit = 1 << 40
+	fastWord  = fastLimit << genBits // every fast word is below it
+	lockBit   = 1 << 62              // the state word in locked mode
+)
 
 // Semaphore is a weighted semaphore with priorities: callers acquire tokens,
 // up to a limit, and release them when done. It is a drop-in for
@@ -28,33 +48,47 @@ const locked = math.MinInt64
 // [Semaphore.Do] runs a function while holding tokens, releases them however
 // it returns, and reports the call to an observer as one task.
 //
-// The uncontended paths (Acquire, TryAcquire and Release with no waiter
-// queued) take no lock and allocate nothing; with [WithObserver], every call
-// takes the lock, so that the unobserved paths pay nothing for observing.
+// The uncontended paths take no lock and allocate nothing: while no waiter
+// is queued and no more tokens are held than the limit, Acquire and
+// TryAcquire are two loads (the count and the limit) and one
+// compare-and-swap, and Release is one load and one atomic add. With
+// [WithObserver] every call takes the lock, so that the unobserved paths
+// pay nothing for observing; so does every call while the limit is 2^40
+// tokens or more.
 //
 // A Semaphore must not be copied after first use. Its methods are safe for
 // concurrent use; tokens may be released by another goroutine than the one
 // that acquired them.
 type Semaphore struct {
-	// avail is the number of free tokens while no waiter is queued, so that
-	// the uncontended paths need only a compare-and-swap. While waiters are
-	// queued it holds locked and mu guards the count in cur. It is negative
-	// (but not locked) when SetLimit shrank the limit below the tokens held.
-	avail atomic.Int64
-	// limitMirror is lim, readable without mu by the fast Release path to
-	// detect releasing more than is held.
+	// state holds the count for the lock-free paths in fast mode: while
+	// no waiter is queued, no observer is set, lim < fastLimit and
+	// 0 <= cur <= lim. It is then h<<genBits | g, where h is the number
+	// of tokens held and g is resizes&genMask. In locked mode (locked is
+	// set) it holds lockBit less the adds of racing Releases, cur is the
+	// count, and the lock-free paths defer to mu. See the constants above.
+	state atomic.Int64
+	// limitMirror is lim, readable without mu by the lock-free acquire
+	// paths. It changes only in locked mode, together with the
+	// generation.
 	limitMirror atomic.Int64
 	ids         atomic.Uint64 // event task ids; used only with an observer
 	canceled    atomic.Uint64 // waits ended by their context
 
-	mu     sync.Mutex
-	lim    int64      // guarded by mu
-	cur    int64      // tokens held; guarded by mu and valid while avail == locked
+	mu  sync.Mutex
+	lim int64 // guarded by mu
+	// cur is the number of tokens held, in locked mode; guarded by mu. It
+	// exceeds lim after SetLimit shrank the limit below it. It is
+	// negative only while an excess lock-free Release, whose add turned
+	// the fast word negative, is being undone; nothing is granted
+	// meanwhile.
+	cur    int64
+	locked bool       // state is in locked mode; guarded by mu
 	queue  waiterHeap // waiters that fit the limit, best first; guarded by mu
 	parked []*waiter  // waiters asking for more than the limit; guarded by mu
 	seq    uint64     // arrival counter; guarded by mu
 	// resizes counts SetLimit calls, so that only the latest of
-	// overlapping calls applies; guarded by mu.
+	// overlapping calls applies; its low genBits bits are the generation
+	// of fast state words. Guarded by mu.
 	resizes uint64
 
 	cfg   config
@@ -70,12 +104,12 @@ func NewSemaphore(n int64, opts ...Option) *Semaphore {
 		panic(fmt.Sprintf("core: semaphore limit %d is negative", n))
 	}
 	s := &Semaphore{cfg: newConfig(opts), lim: n}
-	if s.cfg.observer != nil {
+	if s.cfg.observer != nil || n >= fastLimit {
 		// Observed: every call takes the lock, so that the lock-free
-		// paths need not look for an observer.
-		s.avail.Store(locked)
-	} else {
-		s.avail.Store(n)
+		// paths need not look for an observer. A huge limit: the count
+		// does not fit a fast state word.
+		s.locked = true
+		s.state.Store(lockBit)
 	}
 	s.limitMirror.Store(n)
 	if s.cfg.aging > 0 {
@@ -92,9 +126,10 @@ func NewSemaphore(n int64, opts ...Option) *Semaphore {
 // ctx ends, without blocking other callers. It panics if n is negative.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	// The uncontended path, kept short: a context that can never end and
-	// free tokens (an observed semaphore never has them here).
+	// free tokens in fast mode. acquire says why the limit read is safe.
 	if ctx.Done() == nil && n >= 0 {
-		if v := s.avail.Load(); v >= n && s.avail.CompareAndSwap(v, v-n) {
+		if w := s.state.Load(); uint64(w) < fastWord && n <= s.limitMirror.Load()-w>>genBits &&
+			s.state.CompareAndSwap(w, w+n<<genBits) {
 			return nil
 		}
 	}
@@ -154,11 +189,12 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, p Priority, name strin
 		default:
 		}
 	}
-	for v := s.avail.Load(); v >= n; v = s.avail.Load() {
-		if s.avail.CompareAndSwap(v, v-n) {
-			if s.cfg.observer != nil {
-				return s.emitGranted(n, p, name), nil
-			}
+	// Fast mode only: an observed semaphore is always locked.
+	for w := s.state.Load(); uint64(w) < fastWord && n <= s.limitMirror.Load()-w>>genBits; w = s.state.Load() {
+		// The limit is read after the count, and a SetLimit in between
+		// changes the generation, so the swap succeeds only if the
+		// limit read was in force all along.
+		if s.state.CompareAndSwap(w, w+n<<genBits) {
 			return 0, nil
 		}
 	}
@@ -176,7 +212,7 @@ func (s *Semaphore) emitGranted(n int64, p Priority, name string) uint64 {
 
 func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int64, p Priority, name string) (uint64, error) {
 	s.lock()
-	if s.queue.len() == 0 && s.lim-s.cur >= n {
+	if s.queue.len() == 0 && s.room() >= n {
 		s.cur += n
 		s.unlock()
 		if s.cfg.observer != nil {
@@ -219,16 +255,20 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 	select {
 	case <-done:
 		s.lock()
-		if w.granted {
-			// Granted as the context ended: hand the tokens back.
-			s.cur -= n
-		} else if w.index >= 0 {
+		switch {
+		case w.granted:
+			// Granted as the context ended: hand the tokens back, as a
+			// Release does.
+			s.releaseHeld(n)
+		case w.index >= 0:
 			s.queue.remove(w.index, s.cfg.aging > 0)
-		} else {
+			s.notify()
+			s.unlock()
+		default:
 			s.unpark(w)
+			s.notify()
+			s.unlock()
 		}
-		s.notify()
-		s.unlock()
 		s.canceled.Add(1)
 		err := ctx.Err()
 		if s.cfg.observer != nil {
@@ -264,19 +304,22 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	if n < 0 {
 		panic(fmt.Sprintf("core: semaphore acquire of %d tokens", n))
 	}
-	for v := s.avail.Load(); v != locked; v = s.avail.Load() {
-		if v < n {
-			return false
-		}
-		if s.avail.CompareAndSwap(v, v-n) {
-			if s.cfg.observer != nil {
-				s.emitGranted(n, Normal, "")
+	// Fast mode only: an observed semaphore is always locked.
+	for w := s.state.Load(); uint64(w) < fastWord; w = s.state.Load() {
+		if n > s.limitMirror.Load()-w>>genBits {
+			// Too few free tokens, if the limit read is the one that
+			// goes with w: no SetLimit has run since w was loaded.
+			if s.state.Load() == w {
+				return false
 			}
+			continue
+		}
+		if s.state.CompareAndSwap(w, w+n<<genBits) {
 			return true
 		}
 	}
 	s.lock()
-	ok := s.queue.len() == 0 && s.lim-s.cur >= n
+	ok := s.queue.len() == 0 && s.room() >= n
 	if ok {
 		s.cur += n
 	}
@@ -290,20 +333,26 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // Release returns n tokens and wakes the waiters at the head of the queue
 // that now fit, in order. It does not block on other callers' waits. It
 // panics, as x/sync does, if n is negative or more tokens are released than
-// are held. With an observer, it reports a Finished event with Task 0 and
-// Weight n before the tokens move: tokens are not tied to the acquire that
-// took them.
+// are held, and the panic leaves the count as it was. Tokens are not tied to
+// the acquire that took them, so, as with x/sync, an excess release may
+// instead make a later release of the same tokens panic; while an excess
+// release is being undone, releases racing it may panic too. Those include
+// the release at the end of [Semaphore.Do] and the hand-back of an acquire
+// granted as its context ended. With an observer, Release reports a
+// Finished event with Task 0 and Weight n before the tokens move.
 func (s *Semaphore) Release(n int64) {
-	// The uncontended path, kept short. The unsigned comparison also sends
-	// a negative n, or more than is held, to the slow path, which panics.
-	if v := s.avail.Load(); v != locked && uint64(n) <= uint64(s.limitMirror.Load()-v) &&
-		s.avail.CompareAndSwap(v, v+n) {
+	// The uncontended path, kept short. The unsigned comparisons send a
+	// negative n, more than is held, and locked mode to the slow path.
+	if w := s.state.Load(); uint64(n) <= uint64(w)>>genBits && uint64(w) < fastWord {
+		if r := s.state.Add(-n << genBits); uint64(r) >= fastWord {
+			s.releaseAdded(n, r)
+		}
 		return
 	}
-	s.releaseObserved(n)
+	s.releaseSlow(n)
 }
 
-func (s *Semaphore) releaseObserved(n int64) {
+func (s *Semaphore) releaseSlow(n int64) {
 	if n < 0 {
 		panic(fmt.Sprintf("core: semaphore release of %d tokens", n))
 	}
@@ -312,21 +361,56 @@ func (s *Semaphore) releaseObserved(n int64) {
 		// the waiter they wake start before this release.
 		s.cfg.emit(Event{Kind: Finished, Weight: n})
 	}
-	s.release(n)
+	s.releaseLocked(n)
 }
 
+// release returns n tokens as Release does, without its event: for Do,
+// and for an acquire handing back tokens granted as its context ended.
 func (s *Semaphore) release(n int64) {
-	for v := s.avail.Load(); v != locked; v = s.avail.Load() {
-		if held := s.limitMirror.Load() - v; n > held {
+	if w := s.state.Load(); uint64(n) <= uint64(w)>>genBits && uint64(w) < fastWord {
+		if r := s.state.Add(-n << genBits); uint64(r) >= fastWord {
+			s.releaseAdded(n, r)
+		}
+		return
+	}
+	s.releaseLocked(n)
+}
+
+// releaseAdded finishes a release of n tokens whose atomic add left the
+// state word at r, outside the fast range. The sign of r tells what the add
+// hit: a fast word minus n is below fastWord, and a locked word minus the
+// tokens of racing releases stays far above it.
+func (s *Semaphore) releaseAdded(n, r int64) {
+	s.lock()
+	if r < 0 {
+		// The add made a fast word negative: more was released than held,
+		// by this call or a racing one; this call panics either way. The
+		// add is in cur (lock, or an earlier one, swapped the word in):
+		// undo it, and grant what the negative count held back meanwhile.
+		s.cur += n
+		s.notify()
+		s.unlock()
+		if n > 0 {
 			panic("core: semaphore released more tokens than held")
 		}
-		if s.avail.CompareAndSwap(v, v+n) {
-			return
-		}
+		return
 	}
+	// The add hit a locked word, whose content the next return to fast
+	// mode overwrites: release in cur instead.
+	s.releaseHeld(n)
+}
+
+// releaseLocked releases n tokens in locked mode.
+func (s *Semaphore) releaseLocked(n int64) {
 	s.lock()
+	s.releaseHeld(n)
+}
+
+// releaseHeld takes n tokens off cur and wakes the waiters that now fit.
+// The caller holds mu, in locked mode; releaseHeld unlocks it.
+func (s *Semaphore) releaseHeld(n int64) {
 	s.cur -= n
-	if s.cur < 0 {
+	if s.cur < 0 && n > 0 {
 		s.cur += n
 		s.unlock()
 		panic("core: semaphore released more tokens than held")
@@ -349,6 +433,8 @@ func (s *Semaphore) SetLimit(n int64) {
 	}
 	aging := s.cfg.aging > 0
 	s.lock()
+	// A new generation: lock-free acquires that loaded the count before
+	// this call cannot swap it under the new limit.
 	s.resizes++
 	call := s.resizes
 	grow := n > s.lim
@@ -410,35 +496,45 @@ func (s *Semaphore) Stats() SemaphoreStats {
 	return st
 }
 
-// lock takes mu and moves the count from avail into cur, so that the
-// lock-free paths wait for mu until unlock.
+// lock takes mu and enters locked mode: it swaps lockBit into state and
+// the count it held into cur, so that the lock-free paths defer to mu until
+// unlock. The swap also takes in any release that made the word negative.
 func (s *Semaphore) lock() {
 	s.mu.Lock()
-	if s.avail.Load() == locked {
-		return // waiters are queued: cur is already the count
-	}
-	if v := s.avail.Swap(locked); v != locked {
-		s.cur = s.lim - v
+	if !s.locked {
+		s.cur = s.state.Swap(lockBit) >> genBits
+		s.locked = true
 	}
 }
 
-// unlock hands the count back to the lock-free paths when no waiter is
-// queued and no observer is set, and releases mu.
+// unlock returns to fast mode when it can (no waiter queued, no observer,
+// a limit below fastLimit, 0 <= cur <= lim), storing the count with the
+// current generation, and releases mu. Otherwise state stays locked.
 func (s *Semaphore) unlock() {
-	if s.queue.len() == 0 && s.cfg.observer == nil {
-		s.avail.Store(s.lim - s.cur)
+	if s.queue.len() == 0 && s.cfg.observer == nil && s.lim < fastLimit && uint64(s.cur) <= uint64(s.lim) {
+		s.state.Store(s.cur<<genBits | int64(s.resizes&genMask))
+		s.locked = false
 	}
 	s.mu.Unlock()
 }
 
+// room returns how many more tokens may be granted: lim-cur, or -1, so
+// that nothing is, while cur is negative. Callers hold mu, in locked mode.
+func (s *Semaphore) room() int64 {
+	if s.cur < 0 {
+		return -1
+	}
+	return s.lim - s.cur
+}
+
 // notify grants tokens to the waiters at the head of the queue while they
 // fit. It stops at the first that does not, so that large requests are not
-// starved by smaller ones behind them. Callers hold mu.
+// starved by smaller ones behind them. Callers hold mu, in locked mode.
 func (s *Semaphore) notify() {
 	aging := s.cfg.aging > 0
 	for s.queue.len() > 0 {
 		w := s.queue.ws[0]
-		if s.lim-s.cur < w.n {
+		if s.room() < w.n {
 			return
 		}
 		s.cur += w.n

@@ -68,9 +68,13 @@ func (m *semModel) drop(r *semReq) {
 	m.queue = slices.DeleteFunc(m.queue, func(q *semReq) bool { return q == r })
 }
 
+// bigLimit is added to some limits of FuzzSemaphore's programs, so that
+// they straddle 2^40, the largest limit the lock-free paths serve.
+const bigLimit = 1<<40 - 3
+
 // FuzzSemaphore decodes its input into a program of acquires at random
-// weights and priorities, cancellations, releases, resizes, try-acquires
-// and waits, runs it against a real Semaphore inside a synctest bubble,
+// weights and priorities, cancellations, releases, resizes (some to limits
+// around 2^40), try-acquires and waits, runs it against a real Semaphore inside a synctest bubble,
 // and checks after every step that each caller's outcome and the counters
 // match the reference model.
 func FuzzSemaphore(f *testing.F) {
@@ -78,6 +82,7 @@ func FuzzSemaphore(f *testing.F) {
 	f.Add([]byte{2, 1, 0, 2, 2, 0, 3, 0, 0, 1, 1, 3, 5, 2, 0, 4, 3})
 	f.Add([]byte{4, 0, 4, 1, 0, 1, 2, 0, 2, 0, 3, 0, 1, 5, 9, 0, 0, 2, 1, 1})
 	f.Add([]byte{1, 0, 0, 2, 0, 0, 0, 0, 0, 5, 200, 0, 0, 0, 5, 200, 3, 0, 4})
+	f.Add([]byte{200, 0, 0, 3, 0, 7, 4, 4, 1, 2, 4, 230, 0, 3, 3, 0, 4, 200, 0, 2, 4, 6})
 	f.Fuzz(func(t *testing.T, prog []byte) {
 		if len(prog) < 2 || len(prog) > 600 {
 			return
@@ -88,6 +93,9 @@ func FuzzSemaphore(f *testing.F) {
 
 func runSemaphoreProgram(t *testing.T, prog []byte) {
 	m := &semModel{limit: int64(prog[0] % 6)}
+	if prog[0] >= 192 {
+		m.limit += bigLimit
+	}
 	if prog[1]%2 == 1 {
 		m.aging = 10 * time.Millisecond
 	}
@@ -163,6 +171,9 @@ func runSemaphoreProgram(t *testing.T, prog []byte) {
 		case 4:
 			if arg%2 == 0 { // resize
 				n := int64(arg / 2 % 6)
+				if arg >= 192 {
+					n += bigLimit
+				}
 				s.SetLimit(n)
 				m.limit = n
 				m.notify()

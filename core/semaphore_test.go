@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -859,6 +860,454 @@ func TestSemaphoreDo(t *testing.T) {
 			t.Errorf("InUse = %d, want 0", got)
 		}
 	})
+}
+
+// TestSemaphoreBigLimit checks limits too large for the lock-free count,
+// up to the largest int64, around the boundary, and moves between them and
+// small limits, where the lock-free paths resume.
+func TestSemaphoreBigLimit(t *testing.T) {
+	ctx := context.Background()
+	for _, lim := range []int64{1<<40 - 1, 1 << 40, 1 << 62, math.MaxInt64} {
+		t.Run(fmt.Sprint(lim), func(t *testing.T) {
+			s := core.NewSemaphore(lim)
+			if err := s.Acquire(ctx, 1); err != nil {
+				t.Fatalf("Acquire(1) = %v, want nil", err)
+			}
+			if !s.TryAcquire(1) {
+				t.Errorf("TryAcquire(1) with 1 token held = false, want true")
+			}
+			if got, want := s.Stats(), (core.SemaphoreStats{Limit: lim, InUse: 2}); got != want {
+				t.Errorf("Stats = %+v, want %+v", got, want)
+			}
+			s.Release(2)
+			if err := s.Acquire(ctx, lim-1); err != nil {
+				t.Fatalf("Acquire(%d) = %v, want nil", lim-1, err)
+			}
+			if got := s.TryAcquire(2); got {
+				t.Errorf("TryAcquire(2) with 1 token free = %v, want false", got)
+			}
+			if got := s.TryAcquire(1); !got {
+				t.Errorf("TryAcquire(1) with 1 token free = %v, want true", got)
+			}
+			if got, want := s.Stats(), (core.SemaphoreStats{Limit: lim, InUse: lim}); got != want {
+				t.Errorf("Stats = %+v, want %+v", got, want)
+			}
+			s.Release(lim)
+			mustPanic(t, "Release(1) with nothing held", func() { s.Release(1) })
+			if got, want := s.Stats(), (core.SemaphoreStats{Limit: lim}); got != want {
+				t.Errorf("Stats after Release(%d) = %+v, want %+v", lim, got, want)
+			}
+
+			// Down to a small limit and back up.
+			s.SetLimit(3)
+			if err := s.Acquire(ctx, 1); err != nil {
+				t.Errorf("at limit 3, Acquire(1) = %v, want nil", err)
+			}
+			for i, want := range []bool{true, true, false} {
+				if got := s.TryAcquire(1); got != want {
+					t.Errorf("at limit 3, TryAcquire(1) #%d = %v, want %v", i, got, want)
+				}
+			}
+			mustPanic(t, "at limit 3, Release(4) with 3 held", func() { s.Release(4) })
+			s.Release(3)
+			if got, want := s.Stats(), (core.SemaphoreStats{Limit: 3}); got != want {
+				t.Errorf("at limit 3, Stats = %+v, want %+v", got, want)
+			}
+			s.SetLimit(lim)
+			if got := s.TryAcquire(lim); !got {
+				t.Errorf("back at limit %d, TryAcquire(%d) = %v, want true", lim, lim, got)
+			}
+			if got, want := s.Stats(), (core.SemaphoreStats{Limit: lim, InUse: lim}); got != want {
+				t.Errorf("back at limit %d, Stats = %+v, want %+v", lim, got, want)
+			}
+			s.Release(lim)
+		})
+	}
+
+	t.Run("waiters", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			const lim = math.MaxInt64
+			s := core.NewSemaphore(lim)
+			s.Acquire(ctx, lim)
+			var wg sync.WaitGroup
+			all := acquire(ctx, &wg, s, lim, core.Normal)
+			synctest.Wait()
+			one := acquire(ctx, &wg, s, 1, core.High)
+			synctest.Wait()
+			if _, ok := ready(one); ok {
+				t.Fatalf("Acquire(1) granted with every token held")
+			}
+			s.Release(1)
+			synctest.Wait()
+			if err, ok := ready(one); !ok || err != nil {
+				t.Fatalf("Acquire(1) after Release(1) = (%v, done %v), want (nil, done)", err, ok)
+			}
+			s.Release(lim - 1)
+			synctest.Wait()
+			if _, ok := ready(all); ok {
+				t.Fatalf("Acquire(%d) granted with 1 token held", lim)
+			}
+			s.Release(1)
+			wg.Wait()
+			if err := <-all; err != nil {
+				t.Errorf("Acquire(%d) = %v, want nil", lim, err)
+			}
+			if got, want := s.Stats(), (core.SemaphoreStats{Limit: lim, InUse: lim}); got != want {
+				t.Errorf("Stats = %+v, want %+v", got, want)
+			}
+		})
+	})
+}
+
+// TestSemaphoreShrinkBelowInUse shrinks the limit below the tokens held:
+// nothing is granted until releases bring the count under the new limit,
+// and then the semaphore behaves as one of the new size.
+func TestSemaphoreShrinkBelowInUse(t *testing.T) {
+	ctx := context.Background()
+	for _, from := range []int64{8, 1 << 41} {
+		t.Run(fmt.Sprint(from), func(t *testing.T) {
+			s := core.NewSemaphore(from)
+			s.Acquire(ctx, 6)
+			s.SetLimit(2)
+			if got := s.TryAcquire(0); got {
+				t.Errorf("TryAcquire(0) over the limit = %v, want false, as x/sync", got)
+			}
+			s.Release(3)
+			if got := s.TryAcquire(1); got {
+				t.Errorf("TryAcquire(1) with 3 of 2 held = %v, want false", got)
+			}
+			s.Release(2)
+			if got := s.TryAcquire(2); got {
+				t.Errorf("TryAcquire(2) with 1 of 2 held = %v, want false", got)
+			}
+			if got := s.TryAcquire(1); !got {
+				t.Errorf("TryAcquire(1) with 1 of 2 held = %v, want true", got)
+			}
+			mustPanic(t, "Release(3) with 2 held", func() { s.Release(3) })
+			s.Release(2)
+			if err := s.Acquire(ctx, 2); err != nil {
+				t.Errorf("Acquire(2) with none held = %v, want nil", err)
+			}
+			if got, want := s.Stats(), (core.SemaphoreStats{Limit: 2, InUse: 2}); got != want {
+				t.Errorf("Stats = %+v, want %+v", got, want)
+			}
+		})
+	}
+	t.Run("more in use than the lock-free count holds", func(t *testing.T) {
+		const held = 1 << 61
+		s := core.NewSemaphore(math.MaxInt64)
+		s.Acquire(ctx, held)
+		s.SetLimit(2)
+		if got := s.TryAcquire(1); got {
+			t.Errorf("TryAcquire(1) with %d of 2 held = %v, want false", int64(held), got)
+		}
+		s.Release(held - 1)
+		if got := s.TryAcquire(2); got {
+			t.Errorf("TryAcquire(2) with 1 of 2 held = %v, want false", got)
+		}
+		if got := s.TryAcquire(1); !got {
+			t.Errorf("TryAcquire(1) with 1 of 2 held = %v, want true", got)
+		}
+		if got, want := s.Stats(), (core.SemaphoreStats{Limit: 2, InUse: 2}); got != want {
+			t.Errorf("Stats = %+v, want %+v", got, want)
+		}
+	})
+}
+
+// TestSemaphoreOverRelease checks that releasing more tokens than are
+// held panics and leaves the count as it was, with and without waiters.
+func TestSemaphoreOverRelease(t *testing.T) {
+	ctx := context.Background()
+	t.Run("no waiter", func(t *testing.T) {
+		for _, lim := range []int64{5, 1 << 41} {
+			s := core.NewSemaphore(lim)
+			s.Acquire(ctx, 3)
+			mustPanic(t, "Release(4) with 3 held", func() { s.Release(4) })
+			if got := s.Stats().InUse; got != 3 {
+				t.Errorf("limit %d: InUse after the panic = %d, want 3", lim, got)
+			}
+			s.Release(0) // releasing nothing never panics
+			s.Release(3)
+			mustPanic(t, "Release(1) with none held", func() { s.Release(1) })
+			if got := s.TryAcquire(lim); !got {
+				t.Errorf("limit %d: TryAcquire(%d) after the panics = %v, want true", lim, lim, got)
+			}
+		}
+	})
+	t.Run("waiters queued", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := core.NewSemaphore(5)
+			s.Acquire(ctx, 4)
+			var wg sync.WaitGroup
+			res := acquire(ctx, &wg, s, 3, core.Normal)
+			synctest.Wait()
+			mustPanic(t, "Release(5) with 4 held", func() { s.Release(5) })
+			synctest.Wait()
+			if got, want := s.Stats(), (core.SemaphoreStats{Limit: 5, InUse: 4, Waiters: 1}); got != want {
+				t.Errorf("Stats after the panic = %+v, want %+v", got, want)
+			}
+			if _, ok := ready(res); ok {
+				t.Errorf("Acquire(3) granted by a release that panicked")
+			}
+			s.Release(4)
+			wg.Wait()
+			if err := <-res; err != nil {
+				t.Errorf("Acquire(3) = %v, want nil", err)
+			}
+			if got, want := s.Stats(), (core.SemaphoreStats{Limit: 5, InUse: 3}); got != want {
+				t.Errorf("Stats = %+v, want %+v", got, want)
+			}
+		})
+	})
+}
+
+// recovered runs f and returns the value it panicked with, or nil.
+func recovered(f func()) (v any) {
+	defer func() { v = recover() }()
+	f()
+	return nil
+}
+
+// TestSemaphoreHandBackAfterRelease ends the context of a waiting
+// acquire, then grants it the token and releases the token again before
+// the acquire wakes. The acquire's hand-back is then a release of more
+// than is held: it panics and leaves the count as it was. (When the acquire
+// wakes before the grant, it returns the context's error and the second
+// release is the excess one.) Exactly one of them panics.
+func TestSemaphoreHandBackAfterRelease(t *testing.T) {
+	for i := range 50 {
+		synctest.Test(t, func(t *testing.T) {
+			s := core.NewSemaphore(1)
+			s.Acquire(context.Background(), 1)
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			var err error
+			var acquirePanic any
+			wg.Go(func() { acquirePanic = recovered(func() { err = s.Acquire(ctx, 1) }) })
+			synctest.Wait()
+			cancel()
+			s.Release(1) // grants the waiter, unless it woke first
+			releasePanic := recovered(func() { s.Release(1) })
+			wg.Wait()
+			if (acquirePanic == nil) == (releasePanic == nil) {
+				t.Errorf("#%d: Acquire = (%v, panic %v), second Release panic %v; want exactly one panic",
+					i, err, acquirePanic, releasePanic)
+			}
+			want := core.SemaphoreStats{Limit: 1}
+			if acquirePanic == nil {
+				want.Canceled = 1 // it returned the context's error
+			}
+			if got := s.Stats(); got != want {
+				t.Errorf("#%d: Stats = %+v, want %+v", i, got, want)
+			}
+		})
+	}
+}
+
+// TestSemaphoreOverReleaseRace makes two releases race, round after
+// round, that together return more tokens than are held, and then acquire
+// at once. The lock-free releases can push the count below zero for a
+// moment before the excess is put back, and nothing may be granted in that
+// moment. So no more than the limit is ever in use, a waiter that fits is
+// never left waiting, and every round ends with the count that the
+// releases that returned and the acquires that succeeded account for.
+func TestSemaphoreOverReleaseRace(t *testing.T) {
+	const (
+		limit  = 2
+		rounds = 10000
+	)
+	checkPanic := func(what string, v any) {
+		if msg := fmt.Sprint(v); !strings.HasPrefix(msg, "core:") {
+			t.Errorf("%s panicked with %q, want a message prefixed \"core:\"", what, msg)
+		}
+	}
+	s := core.NewSemaphore(limit)
+	// The releasers wait for round to reach their next round, spinning,
+	// so that they start at the same moment. tried and acquired are the
+	// last rounds whose TryAcquire and Acquire returned.
+	var round, tried, acquired atomic.Int64
+	var returned, taken atomic.Int64 // tokens, in all rounds
+	var roundCtx context.Context     // set before round moves on
+	var releasers sync.WaitGroup
+	for i, n := range []int64{1, limit} {
+		releasers.Go(func() {
+			for r := int64(1); r <= rounds; r++ {
+				for round.Load() < r {
+					runtime.Gosched()
+				}
+				// Release, then at once TryAcquire or Acquire, in turns.
+				v := recovered(func() { s.Release(n) })
+				try := int64(i) == r%2
+				var err error
+				if try {
+					if !s.TryAcquire(limit) {
+						err = core.ErrFull
+					}
+				} else if v := recovered(func() { err = s.Acquire(roundCtx, limit) }); v != nil {
+					// Granted as the context ended, but a release of
+					// the tokens came first: handing them back
+					// panicked, and they stay taken.
+					checkPanic("Acquire", v)
+				}
+				if v == nil {
+					returned.Add(n)
+				} else {
+					checkPanic("Release", v)
+				}
+				if err == nil {
+					taken.Add(limit)
+				}
+				if try {
+					tried.Store(r)
+				} else {
+					acquired.Store(r)
+				}
+			}
+		})
+	}
+	for r := int64(1); r <= rounds; r++ {
+		if !s.TryAcquire(limit) {
+			t.Fatalf("round %d: TryAcquire(%d) = false, Stats = %+v", r, limit, s.Stats())
+		}
+		taken.Add(limit)
+		ctx, cancel := context.WithCancel(context.Background())
+		roundCtx = ctx
+		round.Store(r)
+		// Wait for the TryAcquire, and for the Acquire to return or wait.
+		for tried.Load() < r {
+			runtime.Gosched()
+		}
+		st := s.Stats()
+		for acquired.Load() < r && st.Waiters == 0 {
+			runtime.Gosched()
+			st = s.Stats()
+		}
+		if st.InUse > limit || st.InUse < 0 || st.Waiters > 0 && st.InUse == 0 {
+			t.Fatalf("round %d: Stats = %+v, want 0 to %d in use and nobody waiting for free tokens", r, st, limit)
+		}
+		cancel()
+		for acquired.Load() < r {
+			runtime.Gosched()
+		}
+		st = s.Stats()
+		if want := taken.Load() - returned.Load(); st.InUse != want || st.Waiters != 0 {
+			t.Fatalf("round %d: Stats = %+v, want %d in use (%d taken, %d returned) and nobody waiting",
+				r, st, want, taken.Load(), returned.Load())
+		}
+		if st.InUse > 0 {
+			s.Release(st.InUse)
+			returned.Add(st.InUse)
+		}
+	}
+	releasers.Wait()
+}
+
+// TestSemaphoreModeRace runs acquires and releases while SetLimit moves
+// the limit between a small one and one too large for the lock-free count,
+// and waiters queue and cancel. No more tokens are ever held than the
+// larger limit, nor, once a shrink has taken hold, than the smaller; every
+// token comes back.
+func TestSemaphoreModeRace(t *testing.T) {
+	const (
+		small   = 3
+		big     = 1 << 41
+		huge    = 1 << 40 // a weight that fits only the big limit, twice
+		holders = 3
+		rounds  = 4000 // per holder
+	)
+	weights := []int64{1, 1, 2, 3, huge}
+	ctx := context.Background()
+	s := core.NewSemaphore(small)
+	var held atomic.Int64 // tokens held by the goroutines below
+	// phase counts the changes of limit: it is odd while the small limit
+	// is in force and no more than it is in use.
+	var phase atomic.Int64
+	hold := func(n int64) {
+		p := phase.Load()
+		h := held.Add(n)
+		if h > big {
+			t.Errorf("tokens held = %d, want at most %d, the larger limit", h, big)
+		}
+		if p%2 == 1 && h > small && phase.Load() == p {
+			t.Errorf("tokens held = %d while the smaller limit holds, want at most %d", h, small)
+		}
+		runtime.Gosched()
+		held.Add(-n)
+		s.Release(n)
+	}
+
+	stop := make(chan struct{})
+	var wg, others sync.WaitGroup
+	for g := range holders {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 0))
+			for range rounds {
+				n := weights[r.IntN(len(weights))]
+				if r.IntN(3) == 0 {
+					if s.TryAcquire(n) {
+						hold(n)
+					}
+					continue
+				}
+				if err := s.Acquire(ctx, n); err != nil {
+					t.Errorf("Acquire(%d) = %v, want nil", n, err)
+					return
+				}
+				hold(n)
+			}
+		})
+	}
+	others.Go(func() { // resizes
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			s.SetLimit(small)
+			for s.Stats().InUse > small {
+				runtime.Gosched()
+			}
+			phase.Add(1) // odd: the small limit holds
+			runtime.Gosched()
+			phase.Add(1)
+			s.SetLimit(big)
+			runtime.Gosched()
+		}
+	})
+	others.Go(func() { // queues waiters and cancels them
+		r := rand.New(rand.NewPCG(uint64(holders), 0))
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			ctx, cancel := context.WithCancel(ctx)
+			spins := r.IntN(3)
+			var canceler sync.WaitGroup
+			canceler.Go(func() {
+				for range spins {
+					runtime.Gosched()
+				}
+				cancel()
+			})
+			n := weights[r.IntN(len(weights))]
+			if s.AcquirePriority(ctx, n, core.Priority(i%3-1)) == nil {
+				hold(n)
+			}
+			canceler.Wait()
+		}
+	})
+	wg.Wait()
+	close(stop)
+	others.Wait()
+	if st := s.Stats(); st.InUse != 0 || st.Waiters != 0 {
+		t.Errorf("Stats at the end = %+v, want nothing in use or waiting", st)
+	}
+	if lim := s.Stats().Limit; !s.TryAcquire(lim) {
+		t.Errorf("TryAcquire(%d) at the end = false, want true", lim)
+	}
 }
 
 func ExampleSemaphore() {

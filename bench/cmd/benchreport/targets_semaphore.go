@@ -5,11 +5,10 @@ var semaphoreTargets = []target{
 		what:  "Semaphore uncontended Acquire(1)+Release(1): ≤ 0.6x x/sync",
 		bench: "Semaphore/Uncontended/sluice", peers: []string{"Semaphore/Uncontended/xsync"},
 		unit: "ns/op", max: 0.6,
-		miss: "the lock-free path is one load and one compare-and-swap per call, two atomic " +
-			"read-modify-writes per Acquire+Release; x/sync's uncontended mutex path costs four, " +
-			"so the floor sits near 0.6x on this machine. The cost left is the ctx.Done() call " +
-			"(kept: a cancelled context must fail even when tokens are free) and two calls that " +
-			"are too large to inline.",
+		miss: "the lock-free paths are two loads and one compare-and-swap per Acquire and " +
+			"one load and one atomic add per Release; x/sync's uncontended mutex path costs four " +
+			"atomic read-modify-writes. What is left is the ctx.Done() call (kept: a cancelled " +
+			"context must fail even when tokens are free) and two calls too large to inline.",
 	},
 	{
 		what:  "Semaphore uncontended: no allocation",
