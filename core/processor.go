@@ -24,6 +24,7 @@ func NewProcessor[In, Out any](parallelism int, fn func(context.Context, In) (Ou
 	}
 	p := &Processor[In, Out]{fn: fn}
 	p.q.init(parallelism, opts)
+	p.q.proc = p
 	return p
 }
 
@@ -87,15 +88,15 @@ func (p *Processor[In, Out]) Drain(ctx context.Context) error { return p.q.Drain
 func (p *Processor[In, Out]) Stats() QueueStats { return p.q.Stats() }
 
 // procTask is one call of a Processor: its Future (with the task and the
-// result) and its input, in a single allocation.
+// result) and its input, in a single allocation. Its function is its
+// queue's Processor's.
 type procTask[In, Out any] struct {
 	Future[Out]
 	in In
-	fn func(context.Context, In) (Out, error)
 }
 
 func (p *Processor[In, Out]) newTask(ctx context.Context, in In, opts []TaskOption) *procTask[In, Out] {
-	t := &procTask[In, Out]{in: in, fn: p.fn}
+	t := &procTask[In, Out]{in: in}
 	t.t.parent = ctx
 	t.t.q = &p.q
 	t.t.task.owner = t
@@ -118,7 +119,7 @@ func (t *procTask[In, Out]) run(ctx context.Context) error {
 	in := t.in
 	var zero In
 	t.in = zero
-	out, err := t.fn(ctx, in)
+	out, err := t.t.q.proc.(*Processor[In, Out]).fn(ctx, in)
 	t.out = out
 	return err
 }

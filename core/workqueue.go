@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // WorkQueue runs functions with at most N of them running at once, in
@@ -44,6 +45,7 @@ type WorkQueue struct {
 	cfg      config
 	capacity int    // bound on accepted, not started tasks; 0: none
 	workFn   func() // q.work, made once so that starting a worker allocates nothing
+	proc     any    // the *Processor this queue is part of, if any
 
 	mu        sync.Mutex
 	state     wqState
@@ -720,8 +722,9 @@ func (q *WorkQueue) work() {
 		}
 	}()
 	var (
-		ended     *wqTask // the task that ran last, to end outside the lock
-		endedBare bool    // the task that ran last was bare
+		now       time.Time // read before taking the lock, for batches
+		ended     *wqTask   // the task that ran last, to end outside the lock
+		endedBare bool      // the task that ran last was bare
 		state     TaskState
 		err       error
 	)
@@ -754,7 +757,7 @@ func (q *WorkQueue) work() {
 						b = &wqBatch{index: -1}
 					}
 					if b.index < 0 {
-						q.fillLocked(b, prio)
+						q.fillLocked(b, prio, now)
 					}
 				}
 			} else {
@@ -809,6 +812,9 @@ func (q *WorkQueue) work() {
 				state = q.runBare(fn)
 			}
 			bare = false
+		}
+		if b != nil {
+			now = time.Now()
 		}
 		q.mu.Lock()
 	}

@@ -59,7 +59,8 @@ var background = context.Background()
 // that is not a pointer. Equal words mean the same type and value; a
 // Background that does not match word for word only misses the bare path.
 func isBackground(ctx context.Context) bool {
-	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&ctx)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&background))
+	c, bg := (*[2]unsafe.Pointer)(unsafe.Pointer(&ctx)), (*[2]unsafe.Pointer)(unsafe.Pointer(&background))
+	return c[0] == bg[0] && c[1] == bg[1]
 }
 
 // goBare queues fn as a bare task of priority prio.
@@ -257,10 +258,11 @@ func (b *wqBatch) left() int64 { return max(0, b.n-b.next.Load()) }
 
 // fillLocked lets b take more of the bare tasks that follow one of
 // priority prio just taken, as many as its size allows, and registers it
-// with the queue if it took any. Batches are only for queues without a
+// with the queue if it took any. now is the time its worker last took the
+// lock (zero the first time), read before, so as not to hold the lock
+// longer. Batches are only for queues without a
 // capacity, whose pending count must stay exact.
-func (q *WorkQueue) fillLocked(b *wqBatch, prio Priority) {
-	now := time.Now()
+func (q *WorkQueue) fillLocked(b *wqBatch, prio Priority, now time.Time) {
 	if b.size == 0 || now.Sub(b.last) > wqBatchWindow {
 		b.size = 1 // new, or the last batch ran slowly: take one
 	} else {
