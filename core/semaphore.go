@@ -73,6 +73,12 @@ type Semaphore struct {
 	limitMirror atomic.Int64
 	ids         atomic.Uint64 // event task ids; used only with an observer
 	canceled    atomic.Uint64 // waits ended by their context
+	// spare is a waiter kept from a wait that ended, for the next one: a
+	// wait ends with its waiter out of every queue and its channel empty,
+	// so that a contended Acquire seldom allocates. It is kept per
+	// semaphore, not shared, so that its channel stays with the goroutines
+	// that use the semaphore (a testing/synctest bubble, say).
+	spare atomic.Pointer[waiter]
 
 	mu  sync.Mutex
 	lim int64 // guarded by mu
@@ -220,7 +226,11 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 		}
 		return 0, nil
 	}
-	w := &waiter{n: n, prio: p, seq: s.seq, ready: make(chan struct{})}
+	w := s.spare.Swap(nil)
+	if w == nil {
+		w = &waiter{ready: make(chan struct{}, 1)}
+	}
+	w.n, w.prio, w.seq, w.key, w.granted = n, p, s.seq, 0, false
 	s.seq++
 	if s.cfg.aging > 0 {
 		w.key = agingKey(s.cfg.clock.Now().Sub(s.epoch), p, s.cfg.aging)
@@ -247,6 +257,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 		// A context that never ends: a plain receive, cheaper than a
 		// select.
 		<-w.ready
+		s.spare.Store(w)
 		if s.cfg.observer != nil {
 			s.cfg.emit(Event{Kind: Started, Task: id, Name: name, Priority: p, Weight: n})
 		}
@@ -258,7 +269,9 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 		switch {
 		case w.granted:
 			// Granted as the context ended: hand the tokens back, as a
-			// Release does.
+			// Release does. The grant is in w.ready: take it, so that w
+			// can be used again.
+			<-w.ready
 			s.releaseHeld(n)
 		case w.index >= 0:
 			s.queue.remove(w.index, s.cfg.aging > 0)
@@ -269,6 +282,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 			s.notify()
 			s.unlock()
 		}
+		s.spare.Store(w) // out of the queue, its grant taken if any: nobody else has it
 		s.canceled.Add(1)
 		err := ctx.Err()
 		if s.cfg.observer != nil {
@@ -276,6 +290,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 		}
 		return 0, err
 	case <-w.ready:
+		s.spare.Store(w)
 		select {
 		case <-done:
 			// Granted, but the context ended too: prefer the failure, as
@@ -540,7 +555,7 @@ func (s *Semaphore) notify() {
 		s.cur += w.n
 		s.queue.remove(0, aging)
 		w.granted = true
-		close(w.ready)
+		w.ready <- struct{}{} // never blocks: one grant per wait, into a buffer of one
 	}
 }
 
@@ -591,7 +606,7 @@ type waiter struct {
 	seq     uint64
 	index   int           // position in the heap, or -1 when parked
 	granted bool          // tokens were handed over; guarded by mu
-	ready   chan struct{} // closed when granted
+	ready   chan struct{} // receives the grant; one slot, so that granting never blocks
 }
 
 // waiterHeap is a binary heap of waiters, best first: by aging key when
