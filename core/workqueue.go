@@ -749,8 +749,17 @@ func (q *WorkQueue) work() {
 				q.putLaneLocked(lane)
 				lane = q.takeLaneLocked()
 			}
-			if q.pending.len() > 0 {
-				prio := q.pending.top().prio
+			queued := q.pending.len() > 0
+			var prio Priority
+			if queued {
+				prio = q.pending.top().prio
+			}
+			if len(q.batches) > 0 {
+				// Another worker's run goes first when nothing is
+				// queued or it is of a higher priority than what is.
+				next.fn = q.stealLocked(prio, queued)
+			}
+			if next.fn == nil && queued {
 				next = q.pending.pop()
 				if next.t == nil && q.capacity == 0 && q.pending.len() > 0 {
 					if b == nil {
@@ -760,8 +769,6 @@ func (q *WorkQueue) work() {
 						q.fillLocked(b, prio, now)
 					}
 				}
-			} else {
-				next.fn = q.stealLocked()
 			}
 			if q.rooms.head != nil {
 				q.grantLocked()

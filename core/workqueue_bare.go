@@ -25,10 +25,11 @@ import (
 // Submit calls within a priority. A worker that finds a run of short bare
 // tasks takes up to 64 at once and starts them one after another without
 // the queue's lock, which is what makes bare tasks cheap; so a bare task
-// may start after a later one that another worker took. A task of higher
-// priority is never held up by them, a free worker takes from another's
-// run rather than wait, and runs grow only while their tasks take
-// microseconds, so long tasks go one at a time.
+// may start after a later one of the same priority that another worker
+// took. A task of another priority is never held up by them or overtakes
+// them out of turn, a free worker takes from another's run rather than
+// wait, and runs grow only while their tasks take microseconds, so long
+// tasks go one at a time.
 func (q *WorkQueue) Go(ctx context.Context, fn func(context.Context) error, opts ...TaskOption) error {
 	if fn == nil {
 		panic("core: WorkQueue.Go with a nil function")
@@ -194,9 +195,10 @@ func (q *WorkQueue) closeBareLocked() []wqAfter {
 // worker takes grows only while its batches run quickly (within
 // wqBatchWindow), so that long tasks go one by one as without batches.
 // What a batch holds is never lost or held back: a worker with nothing else
-// to do takes from another's batch, a task of higher priority sends the
-// batches of lower priority back to the queue's head, and Close cancels
-// them.
+// to do, or with only tasks of lower priority queued, takes from another's
+// batch; a task of higher priority sends the batches of lower priority
+// back to the queue's head; a shrink of the parallelism below the slots in
+// use sends every batch back; and Close cancels them.
 const (
 	wqBatchMax    = 64
 	wqBatchWindow = 20 * time.Microsecond
@@ -327,15 +329,24 @@ func (q *WorkQueue) preemptLocked(prio Priority) {
 	}
 }
 
-// stealLocked takes a task from another worker's batch, for a worker with
-// nothing else to do, or returns nil.
-func (q *WorkQueue) stealLocked() func(context.Context) error {
-	for len(q.batches) > 0 {
-		b := q.batches[0]
+// stealLocked takes a task from another worker's batch, for a worker
+// that would otherwise take the first queued task, of priority above if
+// queued is set, or find none. It takes only from a batch of a higher
+// priority than that task, so that a batch never holds back a task that a
+// queued one of lower priority overtakes; among equals the queued one
+// goes, so that workers keep their own batches. It returns nil if there is
+// no such task.
+func (q *WorkQueue) stealLocked(above Priority, queued bool) func(context.Context) error {
+	for i := 0; i < len(q.batches); {
+		b := q.batches[i]
+		if queued && b.prio <= above {
+			i++
+			continue
+		}
 		if fn := b.take(); fn != nil {
 			return fn
 		}
-		q.dropLocked(b) // all taken
+		q.dropLocked(b) // all taken; moves the last batch to i
 	}
 	return nil
 }

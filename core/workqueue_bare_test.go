@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -243,6 +244,56 @@ func TestWorkQueueGoBatches(t *testing.T) {
 			}
 			if len(order) != 201 {
 				t.Errorf("ran %d tasks, want 201", len(order))
+			}
+		})
+	})
+	t.Run("a run of higher priority goes before queued lower ones", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			q := core.NewWorkQueue(2)
+			defer q.Close()
+			g := newWQGate()
+			q.Go(ctx, g.fn) // holds the second slot until the end
+			<-g.started
+			hold := make(chan struct{})
+			var mu sync.Mutex
+			var order []string
+			add := func(name string, block bool) func(context.Context) error {
+				return func(context.Context) error {
+					mu.Lock()
+					order = append(order, name)
+					mu.Unlock()
+					if block {
+						<-hold
+					}
+					return nil
+				}
+			}
+			// One worker runs the High tasks in growing runs and blocks
+			// in one, holding the rest of its run; the Low ones queue.
+			for i := range 32 {
+				q.Go(ctx, add(fmt.Sprintf("high-%d", i), i == 20), core.WithPriority(core.High))
+			}
+			for i := range 8 {
+				q.Go(ctx, add(fmt.Sprintf("low-%d", i), false), core.WithPriority(core.Low))
+			}
+			synctest.Wait()
+			close(g.release) // a free worker: High tasks first, from the run
+			synctest.Wait()
+			close(hold)
+			q.Drain(ctx)
+			lastHigh, firstLow := -1, len(order)
+			for i, name := range order {
+				if strings.HasPrefix(name, "high") {
+					lastHigh = i
+				} else if i < firstLow {
+					firstLow = i
+				}
+			}
+			if lastHigh > firstLow {
+				t.Errorf("order %v: a Low task started before a High one", order)
+			}
+			if len(order) != 40 {
+				t.Errorf("ran %d tasks, want 40", len(order))
 			}
 		})
 	})
