@@ -197,8 +197,8 @@ func (q *WorkQueue) SetParallelism(n int) {
 	q.limit = n
 	if q.workers > n {
 		// Shrunk below the slots in use: batches start no more.
-		for len(q.batches) > 0 {
-			q.reclaimLocked(q.batches[0], false)
+		for _, b := range q.batches {
+			q.reclaimLocked(b, false)
 		}
 	}
 	for spawn := min(n-q.workers, q.pending.len()+q.batchedLocked()); spawn > 0; spawn-- {
@@ -228,8 +228,8 @@ func (q *WorkQueue) Close() error {
 		q.state = wqClosing
 		q.closed.Store(true) // running tasks' Err reports it from now on
 		afters = q.closeBareLocked()
-		for len(q.batches) > 0 {
-			q.reclaimLocked(q.batches[0], true)
+		for _, b := range q.batches {
+			q.reclaimLocked(b, true)
 		}
 		var bare int
 		dropped, bare = q.pending.drain()
@@ -302,16 +302,13 @@ func (q *WorkQueue) Drain(ctx context.Context) error {
 	}
 }
 
-// Stats returns a snapshot of the queue's counters. It does not block on
-// running tasks. Bare tasks that a worker took in a run (see
-// [WorkQueue.Go]) are counted as they end only when the run ends, so a
-// snapshot taken meanwhile may leave up to 64 of them per worker out of
-// every counter but Submitted; once the queue is idle, Submitted is the sum
-// of the others.
+// Stats returns a snapshot of the queue's counters, in which Submitted is
+// the sum of Pending, Running and the counts of ended tasks. It does not
+// block on running tasks.
 func (q *WorkQueue) Stats() QueueStats {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return QueueStats{
+	st := QueueStats{
 		Parallelism: q.limit,
 		Pending:     q.pending.len() + q.reserved + q.batchedLocked(),
 		Running:     q.nrunning,
@@ -322,6 +319,8 @@ func (q *WorkQueue) Stats() QueueStats {
 		Panicked:    q.panicked,
 		MaxRunning:  q.maxRunning,
 	}
+	q.ranLocked(&st)
+	return st
 }
 
 // do runs t as Do does.
@@ -330,7 +329,7 @@ func (q *WorkQueue) do(ctx context.Context, t *wqTask) error {
 		return q.runNested(t, lane)
 	}
 	q.mu.Lock()
-	if q.state == wqOpen && q.workers < q.limit && q.pending.len() == 0 && len(q.batches) == 0 &&
+	if q.state == wqOpen && q.workers < q.limit && q.pending.len() == 0 && q.batchedLocked() == 0 &&
 		q.reserved == 0 && q.rooms.head == nil && q.granted == 0 {
 		// A free slot and nothing ahead: run fn here, on the caller's
 		// goroutine, which would otherwise only wait.
@@ -696,7 +695,7 @@ func (q *WorkQueue) putLaneLocked(lane int) {
 // releaseSlotLocked gives up a slot, or hands it to a new worker when
 // tasks are pending and the limit allows.
 func (q *WorkQueue) releaseSlotLocked() {
-	if (q.pending.len() > 0 || len(q.batches) > 0) && q.workers <= q.limit {
+	if (q.pending.len() > 0 || q.batchedLocked() > 0) && q.workers <= q.limit {
 		go q.workFn()
 		return
 	}
@@ -827,6 +826,7 @@ func (q *WorkQueue) work() {
 	}
 	if b != nil && b.index >= 0 {
 		q.reclaimLocked(b, false)
+		q.dropLocked(b)
 	}
 	q.putLaneLocked(lane)
 	q.exitLocked()
@@ -894,6 +894,7 @@ func (q *WorkQueue) abandonBare(lane int, b *wqBatch) {
 		q.flushLocked(&b.ran)
 		if b.index >= 0 {
 			q.reclaimLocked(b, false)
+			q.dropLocked(b)
 		}
 	}
 	q.leaveSlotLocked(lane)

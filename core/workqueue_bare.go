@@ -214,35 +214,38 @@ type wqBatch struct {
 	index int          // in the queue's batches, or -1; guarded by the queue's mutex
 	fns   [wqBatchMax]func(context.Context) error
 
+	// ran counts the ends of the batch's tasks that its owner ran
+	// without the lock, until the owner adds them to the queue's
+	// counters: Stats reads it meanwhile.
+	ran wqTally
+
 	// The owner's own state, not shared.
 	size int       // how many tasks to take next
 	last time.Time // when it last took tasks
-	ran  wqTally   // ends not yet counted in the queue's Stats
 }
 
 // wqTally counts task ends by state.
-type wqTally struct{ succeeded, failed, canceled, panicked uint64 }
+type wqTally struct{ succeeded, failed, canceled, panicked atomic.Uint64 }
 
 func (t *wqTally) add(s TaskState) {
 	switch s {
 	case TaskSucceeded:
-		t.succeeded++
+		t.succeeded.Add(1)
 	case TaskFailed:
-		t.failed++
+		t.failed.Add(1)
 	case TaskPanicked:
-		t.panicked++
+		t.panicked.Add(1)
 	default:
-		t.canceled++
+		t.canceled.Add(1)
 	}
 }
 
-// flushLocked adds the ends in t to the queue's counters and clears t.
+// flushLocked moves the ends in t to the queue's counters.
 func (q *WorkQueue) flushLocked(t *wqTally) {
-	q.succeeded += t.succeeded
-	q.failed += t.failed
-	q.canceled += t.canceled
-	q.panicked += t.panicked
-	*t = wqTally{}
+	q.succeeded += t.succeeded.Swap(0)
+	q.failed += t.failed.Swap(0)
+	q.canceled += t.canceled.Swap(0)
+	q.panicked += t.panicked.Swap(0)
 }
 
 // take returns the next task of b, or nil when none is left.
@@ -284,7 +287,9 @@ func (q *WorkQueue) fillLocked(b *wqBatch, prio Priority, now time.Time) {
 	q.batches = append(q.batches, b)
 }
 
-// dropLocked unregisters b, whose tasks are all taken.
+// dropLocked unregisters b, whose tasks are all taken and whose ends are
+// counted; only its owner does, so that Stats sees every batch whose
+// owner may still count ends in it.
 func (q *WorkQueue) dropLocked(b *wqBatch) {
 	if b.index < 0 {
 		return
@@ -297,9 +302,10 @@ func (q *WorkQueue) dropLocked(b *wqBatch) {
 	b.index = -1
 }
 
-// reclaimLocked takes back the tasks of b not taken yet, unregisters b,
-// and returns how many there were: they go back to the head of the
-// pending queue, or, if cancel is set, end canceled.
+// reclaimLocked takes back the tasks of b not taken yet and returns how
+// many there were: they go back to the head of the pending queue, or, if
+// cancel is set, end canceled. b stays registered, empty, for its owner
+// to drop.
 func (q *WorkQueue) reclaimLocked(b *wqBatch, cancel bool) int {
 	i := b.next.Swap(b.n)
 	left := 0
@@ -310,7 +316,6 @@ func (q *WorkQueue) reclaimLocked(b *wqBatch, cancel bool) int {
 		b.fns[j] = nil
 		left++
 	}
-	q.dropLocked(b)
 	if cancel {
 		q.canceled += uint64(left)
 	}
@@ -320,12 +325,10 @@ func (q *WorkQueue) reclaimLocked(b *wqBatch, cancel bool) int {
 // preemptLocked sends the batches of priority below prio back to the head
 // of the pending queue, when a task of priority prio has just been queued.
 func (q *WorkQueue) preemptLocked(prio Priority) {
-	for i := 0; i < len(q.batches); {
-		if b := q.batches[i]; b.prio < prio {
-			q.reclaimLocked(b, false) // moves the last batch to i
-			continue
+	for _, b := range q.batches {
+		if b.prio < prio {
+			q.reclaimLocked(b, false)
 		}
-		i++
 	}
 }
 
@@ -337,16 +340,13 @@ func (q *WorkQueue) preemptLocked(prio Priority) {
 // goes, so that workers keep their own batches. It returns nil if there is
 // no such task.
 func (q *WorkQueue) stealLocked(above Priority, queued bool) func(context.Context) error {
-	for i := 0; i < len(q.batches); {
-		b := q.batches[i]
+	for _, b := range q.batches {
 		if queued && b.prio <= above {
-			i++
 			continue
 		}
 		if fn := b.take(); fn != nil {
 			return fn
 		}
-		q.dropLocked(b) // all taken; moves the last batch to i
 	}
 	return nil
 }
@@ -358,4 +358,14 @@ func (q *WorkQueue) batchedLocked() int {
 		n += b.left()
 	}
 	return int(n)
+}
+
+// ranLocked adds to st the ends counted in batches.
+func (q *WorkQueue) ranLocked(st *QueueStats) {
+	for _, b := range q.batches {
+		st.Succeeded += b.ran.succeeded.Load()
+		st.Failed += b.ran.failed.Load()
+		st.Canceled += b.ran.canceled.Load()
+		st.Panicked += b.ran.panicked.Load()
+	}
 }

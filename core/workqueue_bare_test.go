@@ -398,6 +398,9 @@ func TestWorkQueueGoBatches(t *testing.T) {
 				}
 				return nil
 			}, core.WithPriority(core.Priority(i%3)))
+			if i%5000 == 0 {
+				wqCheckStats(t, q.Stats())
+			}
 		}
 		q.Drain(ctx)
 		s := q.Stats()
