@@ -38,6 +38,12 @@ func (p fqProcessor) do(ctx context.Context, j *fzJob, opts ...core.TaskOption) 
 	return p.p.Process(ctx, j, opts...)
 }
 
+// goTask is Submit without the handle: Processor has no Go.
+func (p fqProcessor) goTask(ctx context.Context, j *fzJob, opts ...core.TaskOption) error {
+	_, err := p.submit(ctx, j, opts...)
+	return err
+}
+
 func (p fqProcessor) setParallelism(n int)            { p.p.SetParallelism(n) }
 func (p fqProcessor) close() error                    { return p.p.Close() }
 func (p fqProcessor) drain(ctx context.Context) error { return p.p.Drain(ctx) }

@@ -387,6 +387,7 @@ type fqQueue interface {
 	submit(ctx context.Context, j *fzJob, opts ...core.TaskOption) (fqHandle, error)
 	trySubmit(j *fzJob, opts ...core.TaskOption) (fqHandle, error)
 	do(ctx context.Context, j *fzJob, opts ...core.TaskOption) (int, error)
+	goTask(ctx context.Context, j *fzJob, opts ...core.TaskOption) error
 	setParallelism(n int)
 	close() error
 	drain(ctx context.Context) error
@@ -436,6 +437,10 @@ func (w fqWorkQueue) do(ctx context.Context, j *fzJob, opts ...core.TaskOption) 
 	return 0, w.q.Do(ctx, w.fn(j), opts...)
 }
 
+func (w fqWorkQueue) goTask(ctx context.Context, j *fzJob, opts ...core.TaskOption) error {
+	return w.q.Go(ctx, w.fn(j), opts...)
+}
+
 func (w fqWorkQueue) setParallelism(n int)            { w.q.SetParallelism(n) }
 func (w fqWorkQueue) close() error                    { return w.q.Close() }
 func (w fqWorkQueue) drain(ctx context.Context) error { return w.q.Drain(ctx) }
@@ -458,6 +463,7 @@ const (
 	fqSubmit fqCall = iota
 	fqTry
 	fqDo
+	fqGo // Submit without a handle
 )
 
 // fqResult is what a Submit, TrySubmit, Do or Process call returned.
@@ -482,6 +488,7 @@ type fqTask struct {
 	floating bool // admitted from the room queue during this step
 	waiting  int  // want a Waiting event: 1 yes, 0 no, -1 either
 	ambig    bool // its call waited for room as its context ended: accepted or not
+	bare     bool // submitted by Go as a bare task
 
 	final core.TaskState // once done
 	err   error          // once done or refused: its error
@@ -554,6 +561,7 @@ const (
 	fqOpSleep
 	fqOpClose
 	fqOpDrain
+	fqOpGo
 )
 
 // fqOps maps an operation byte to an operation: the first entries are
@@ -562,7 +570,7 @@ const (
 var fqOps = [32]int{
 	fqOpSubmit, fqOpTry, fqOpDo, fqOpCancelTask, fqOpCancelGroup,
 	fqOpGate, fqOpResize, fqOpSleep, fqOpClose, fqOpDrain,
-	fqOpSubmit, fqOpSubmit, fqOpSubmit, fqOpSubmit, fqOpSubmit,
+	fqOpGo, fqOpSubmit, fqOpGo, fqOpSubmit, fqOpGo,
 	fqOpTry, fqOpDo, fqOpDo,
 	fqOpCancelTask, fqOpCancelTask, fqOpCancelGroup,
 	fqOpGate, fqOpGate, fqOpGate, fqOpGate, fqOpGate,
@@ -639,6 +647,24 @@ var fqSeeds = [][]byte{
 	{1, 1, 0, 0,
 		fqOpSubmit, 3, 2, 1, fqOpSubmit, 3, 4, 2, 1, fqOpSubmit, 3, 1, 1, fqOpSubmit, 3, 1, 1, fqOpDo, 1, 1, 3,
 		fqOpClose, fqOpSleep, 3, fqOpGate, 0},
+	// Bare tasks: runs of them, a blocked one holding its run, a higher
+	// priority, a lower one, a shrink, a panic, then Close.
+	{1, 0, 0, 0,
+		fqOpGo, 3, 1, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1,
+		fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 1, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1,
+		fqOpGo, 3, 0, 0, fqOpGo, 3, 0, 0, fqOpGo, 3, 1, 2, fqOpGo, 3, 10, 1, fqOpGate, 0, fqOpGo, 3, 0, 1,
+		fqOpGate, 0, fqOpResize, 0, fqOpGo, 3, 0, 1, fqOpGate, 0, fqOpClose},
+	// A run of bare tasks held by a blocked one, and a higher priority
+	// arriving meanwhile (the order within a step is for
+	// TestWorkQueueGoBatches to check: see settle).
+	{0, 0, 0, 0,
+		fqOpGo, 3, 1, 1,
+		fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1,
+		fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1,
+		fqOpGo, 3, 1, 1,
+		fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1,
+		fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1,
+		fqOpGate, 0, fqOpGo, 3, 0, 3, fqOpGate, 0, fqOpClose},
 	// Drain with a context that ends first.
 	{0, 0, 1, 1,
 		fqOpSubmit, 3, 1, 1, fqOpDrain, 1, fqOpCancelGroup, 1, fqOpGate, 0},
@@ -743,7 +769,7 @@ func (m *fqModel) pick(b int, keep func(*fqTask) bool) *fqTask {
 // op decodes one operation, applies it to the model and makes the call.
 func (m *fqModel) op(r *fzReader) {
 	switch code := fqOps[r.intn(len(fqOps))]; code {
-	case fqOpSubmit, fqOpTry, fqOpDo:
+	case fqOpSubmit, fqOpTry, fqOpDo, fqOpGo:
 		m.submit(r, code)
 	case fqOpCancelTask:
 		u := m.pick(r.next(), func(u *fqTask) bool { return u.h != nil })
@@ -811,6 +837,8 @@ func (m *fqModel) submit(r *fzReader, code int) {
 		call = fqSubmit
 	case fqOpTry:
 		call = fqTry
+	case fqOpGo:
+		call = fqGo
 	}
 	var g *fzGroup
 	if call != fqTry {
@@ -823,7 +851,10 @@ func (m *fqModel) submit(r *fzReader, code int) {
 	m.tasks = append(m.tasks, u)
 	m.byJob[j] = u
 	opts := []core.TaskOption{core.WithName(j.name), core.WithPriority(u.prio)}
-	m.did = fmt.Sprintf("%v %s (how %d, end %d, prio %d)", [...]string{"Submit", "TrySubmit", "Do"}[call], j.name, j.how, j.end, u.prio)
+	// A bare task, which a worker may take in a run with others: see
+	// settle.
+	u.bare = call == fqGo && g == nil && m.ev == nil && !m.outs
+	m.did = fmt.Sprintf("%v %s (how %d, end %d, prio %d)", [...]string{"Submit", "TrySubmit", "Do", "Go"}[call], j.name, j.how, j.end, u.prio)
 
 	// The model first.
 	switch {
@@ -861,6 +892,10 @@ func (m *fqModel) submit(r *fzReader, code int) {
 		m.wg.Go(func() {
 			out, err := m.q.do(ctx, j, opts...)
 			u.res <- fqResult{out: out, err: err}
+		})
+	case fqGo:
+		m.wg.Go(func() {
+			u.res <- fqResult{err: m.q.goTask(ctx, j, opts...)}
 		})
 	}
 }
@@ -1070,9 +1105,12 @@ func (m *fqModel) settle() {
 	// began, must come before those still pending. Tasks let in from the
 	// room queue during the step may have been queued after others were
 	// taken: they are not held to it.
+	//
+	// A bare task may wait in another worker's run while a later task of
+	// its priority starts: it is not held to it either.
 	for _, u := range started {
 		for _, v := range ahead {
-			if v.state == fqPending && fqAhead(v, u) {
+			if v.state == fqPending && fqAhead(v, u) && !(v.bare && v.prio == u.prio) {
 				m.fail("%s (priority %d) started while %s (priority %d), ahead of it, stayed pending", u.job.name, u.prio, v.job.name, v.prio)
 			}
 		}
@@ -1179,7 +1217,7 @@ func (m *fqModel) checkCalls() {
 			u.got = true
 		default:
 		}
-		if u.ambig && u.got && u.call == fqSubmit && res.err == nil {
+		if u.ambig && u.got && (u.call == fqSubmit || u.call == fqGo) && res.err == nil {
 			// Room reached it as its context ended: the task was
 			// accepted and ended canceled at once.
 			u.state = fqDone
@@ -1201,6 +1239,10 @@ func (m *fqModel) checkCalls() {
 		case u.state == fqRefused:
 			if res.h != nil || res.err != u.err {
 				m.fail("Submit %s = %v, %v; want nil, %v", u.job.name, res.h, res.err, u.err)
+			}
+		case u.call == fqGo:
+			if res.err != nil {
+				m.fail("Go %s = %v, want nil", u.job.name, res.err)
 			}
 		default:
 			if res.h == nil || res.err != nil {
