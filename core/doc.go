@@ -3,7 +3,8 @@
 //
 //   - [Semaphore]: a weighted semaphore with priorities and aging, a drop-in
 //     for golang.org/x/sync/semaphore.Weighted.
-//   - [WorkQueue]: runs at most N functions at once, in priority order.
+//   - [WorkQueue]: runs at most N functions at once, in priority order;
+//     [WorkQueue.Go] submits without a handle, allocating nothing.
 //   - [Processor]: a typed WorkQueue whose tasks return results.
 //   - [KeyedQueue]: tasks with the same key run one at a time, in order;
 //     idle keys are evicted.
