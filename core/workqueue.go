@@ -310,7 +310,7 @@ func (q *WorkQueue) Stats() QueueStats {
 	defer q.mu.Unlock()
 	st := QueueStats{
 		Parallelism: q.limit,
-		Pending:     q.pending.len() + q.reserved + q.batchedLocked(),
+		Pending:     q.pending.len() + q.reserved,
 		Running:     q.nrunning,
 		Submitted:   q.submitted,
 		Succeeded:   q.succeeded,
@@ -319,7 +319,7 @@ func (q *WorkQueue) Stats() QueueStats {
 		Panicked:    q.panicked,
 		MaxRunning:  q.maxRunning,
 	}
-	q.ranLocked(&st)
+	q.batchStatsLocked(&st)
 	return st
 }
 
@@ -735,7 +735,7 @@ func (q *WorkQueue) work() {
 			endedBare = false
 		}
 		if b != nil {
-			q.flushLocked(&b.ran)
+			q.flushLocked(b)
 			if b.index >= 0 && b.left() == 0 {
 				q.dropLocked(b)
 			}
@@ -810,11 +810,10 @@ func (q *WorkQueue) work() {
 			// Then the batch, in the same slot, while the limit
 			// allows.
 			for b != nil {
-				fn := b.take()
+				fn := b.takeNext(state)
 				if fn == nil {
 					break
 				}
-				b.ran.add(state)
 				state = q.runBare(fn)
 			}
 			bare = false
@@ -891,7 +890,7 @@ func (q *WorkQueue) abandonBare(lane int, b *wqBatch) {
 	q.mu.Lock()
 	q.countEndLocked(nil, TaskFailed)
 	if b != nil {
-		q.flushLocked(&b.ran)
+		q.flushLocked(b)
 		if b.index >= 0 {
 			q.reclaimLocked(b, false)
 			q.dropLocked(b)

@@ -205,61 +205,110 @@ const (
 )
 
 // wqBatch is a worker's batch of bare tasks. Its owner takes tasks from it
-// without the lock; anyone else only with the lock. Each index is taken
-// once, by whoever moves next past it.
+// without the lock; anyone else only with the lock.
+//
+// One word holds how many tasks were taken and how the owner's tasks ended,
+// so that the owner takes its next task and counts the end of the last in
+// one atomic step, and Stats, which reads the word under the lock, never
+// sees a task that is neither waiting, nor running, nor ended. The fields
+// are wqBatchBits wide, enough for wqBatchMax and a few takes past the end;
+// the owner moves the ends to the queue's counters whenever it takes the
+// lock, before the batch is filled again.
 type wqBatch struct {
-	next  atomic.Int64 // tasks taken so far, or past n
-	n     int64        // tasks in fns; guarded by the queue's mutex
-	prio  Priority     // guarded by the queue's mutex
-	index int          // in the queue's batches, or -1; guarded by the queue's mutex
+	word  atomic.Uint64 // taken | succeeded | failed | canceled | panicked, wqBatchBits each
+	n     int64         // tasks in fns; guarded by the queue's mutex
+	prio  Priority      // guarded by the queue's mutex
+	index int           // in the queue's batches, or -1; guarded by the queue's mutex
 	fns   [wqBatchMax]func(context.Context) error
-
-	// ran counts the ends of the batch's tasks that its owner ran
-	// without the lock, until the owner adds them to the queue's
-	// counters: Stats reads it meanwhile.
-	ran wqTally
 
 	// The owner's own state, not shared.
 	size int       // how many tasks to take next
 	last time.Time // when it last took tasks
 }
 
-// wqTally counts task ends by state.
-type wqTally struct{ succeeded, failed, canceled, panicked atomic.Uint64 }
+// The fields of wqBatch.word.
+const (
+	wqBatchBits  = 8
+	wqBatchField = 1<<wqBatchBits - 1
+)
 
-func (t *wqTally) add(s TaskState) {
+// wqEndShift returns where the count of ends in state s sits in the word.
+func wqEndShift(s TaskState) uint {
 	switch s {
 	case TaskSucceeded:
-		t.succeeded.Add(1)
+		return 1 * wqBatchBits
 	case TaskFailed:
-		t.failed.Add(1)
+		return 2 * wqBatchBits
 	case TaskPanicked:
-		t.panicked.Add(1)
+		return 4 * wqBatchBits
 	default:
-		t.canceled.Add(1)
+		return 3 * wqBatchBits
 	}
 }
 
-// flushLocked moves the ends in t to the queue's counters.
-func (q *WorkQueue) flushLocked(t *wqTally) {
-	q.succeeded += t.succeeded.Swap(0)
-	q.failed += t.failed.Swap(0)
-	q.canceled += t.canceled.Swap(0)
-	q.panicked += t.panicked.Swap(0)
+// wqEnds returns the counts of ends in a batch word.
+func wqEnds(w uint64) (succeeded, failed, canceled, panicked uint64) {
+	return w >> (1 * wqBatchBits) & wqBatchField, w >> (2 * wqBatchBits) & wqBatchField,
+		w >> (3 * wqBatchBits) & wqBatchField, w >> (4 * wqBatchBits) & wqBatchField
 }
 
-// take returns the next task of b, or nil when none is left.
+// flushLocked moves the ends counted in b to the queue's counters. Only
+// b's owner calls it, under the lock: nobody else counts ends in b.
+func (q *WorkQueue) flushLocked(b *wqBatch) {
+	for {
+		w := b.word.Load()
+		if w>>wqBatchBits == 0 {
+			return
+		}
+		if b.word.CompareAndSwap(w, w&wqBatchField) {
+			s, f, c, p := wqEnds(w)
+			q.succeeded += s
+			q.failed += f
+			q.canceled += c
+			q.panicked += p
+			return
+		}
+	}
+}
+
+// takeNext is the owner's step: it takes the next task of b and counts
+// the end, in state, of the task it ran last, at once. It returns nil,
+// counting nothing, when none is left: the last end is then counted with
+// the lock.
+func (b *wqBatch) takeNext(state TaskState) func(context.Context) error {
+	for {
+		w := b.word.Load()
+		i := int64(w & wqBatchField)
+		if i >= b.n {
+			return nil
+		}
+		if b.word.CompareAndSwap(w, w+1+1<<wqEndShift(state)) {
+			fn := b.fns[i]
+			b.fns[i] = nil
+			return fn
+		}
+	}
+}
+
+// take takes the next task of b for another worker, with the lock, or
+// returns nil.
 func (b *wqBatch) take() func(context.Context) error {
-	if i := b.next.Add(1) - 1; i < b.n {
-		fn := b.fns[i]
-		b.fns[i] = nil
-		return fn
+	for {
+		w := b.word.Load()
+		i := int64(w & wqBatchField)
+		if i >= b.n {
+			return nil
+		}
+		if b.word.CompareAndSwap(w, w+1) {
+			fn := b.fns[i]
+			b.fns[i] = nil
+			return fn
+		}
 	}
-	return nil
 }
 
 // left returns how many tasks of b are not taken.
-func (b *wqBatch) left() int64 { return max(0, b.n-b.next.Load()) }
+func (b *wqBatch) left() int64 { return max(0, b.n-int64(b.word.Load()&wqBatchField)) }
 
 // fillLocked lets b take more of the bare tasks that follow one of
 // priority prio just taken, as many as its size allows, and registers it
@@ -282,7 +331,7 @@ func (q *WorkQueue) fillLocked(b *wqBatch, prio Priority, now time.Time) {
 		return
 	}
 	b.n, b.prio = int64(n), prio
-	b.next.Store(0)
+	b.word.Store(0) // its ends were flushed before
 	b.index = len(q.batches)
 	q.batches = append(q.batches, b)
 }
@@ -307,7 +356,14 @@ func (q *WorkQueue) dropLocked(b *wqBatch) {
 // cancel is set, end canceled. b stays registered, empty, for its owner
 // to drop.
 func (q *WorkQueue) reclaimLocked(b *wqBatch, cancel bool) int {
-	i := b.next.Swap(b.n)
+	var i int64
+	for {
+		w := b.word.Load()
+		i = int64(w & wqBatchField)
+		if i >= b.n || b.word.CompareAndSwap(w, w&^wqBatchField|uint64(b.n)) {
+			break
+		}
+	}
 	left := 0
 	for j := b.n - 1; j >= i; j-- {
 		if !cancel {
@@ -360,12 +416,17 @@ func (q *WorkQueue) batchedLocked() int {
 	return int(n)
 }
 
-// ranLocked adds to st the ends counted in batches.
-func (q *WorkQueue) ranLocked(st *QueueStats) {
+// batchStatsLocked adds to st what batches hold: the tasks not taken, as
+// pending, and the ends counted in them. It reads each batch's word once,
+// so that a task its owner takes meanwhile is counted once.
+func (q *WorkQueue) batchStatsLocked(st *QueueStats) {
 	for _, b := range q.batches {
-		st.Succeeded += b.ran.succeeded.Load()
-		st.Failed += b.ran.failed.Load()
-		st.Canceled += b.ran.canceled.Load()
-		st.Panicked += b.ran.panicked.Load()
+		w := b.word.Load()
+		st.Pending += int(max(0, b.n-int64(w&wqBatchField)))
+		s, f, c, p := wqEnds(w)
+		st.Succeeded += s
+		st.Failed += f
+		st.Canceled += c
+		st.Panicked += p
 	}
 }

@@ -462,11 +462,26 @@ func TestWorkQueueGoStress(t *testing.T) {
 					}
 				})
 			}
+			stop := make(chan struct{})
+			checked := make(chan struct{})
+			go func() { // Stats adds up at every moment, runs included
+				defer close(checked)
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						wqCheckStats(t, q.Stats())
+					}
+				}
+			}()
 			if rng.IntN(2) == 0 {
 				runtime.Gosched()
 				q.Close()
 			}
 			wg.Wait()
+			close(stop)
+			<-checked
 			q.Drain(ctx)
 			s := q.Stats()
 			wqCheckStats(t, s)
