@@ -472,6 +472,7 @@ func TestWorkQueueGoStress(t *testing.T) {
 						return
 					default:
 						wqCheckStats(t, q.Stats())
+						runtime.Gosched() // js/wasm has one thread and no preemption
 					}
 				}
 			}()
