@@ -1,6 +1,9 @@
 package core
 
-import "context"
+import (
+	"context"
+	"unsafe"
+)
 
 // Processor is a [WorkQueue] whose tasks are calls of one function on
 // different inputs, each returning a result: at most N calls run at once,
@@ -11,8 +14,9 @@ import "context"
 // panics, nested calls, observing, Close and Drain. Its methods are safe for
 // concurrent use.
 type Processor[In, Out any] struct {
-	q  WorkQueue
-	fn func(context.Context, In) (Out, error)
+	q   WorkQueue
+	fn  func(context.Context, In) (Out, error)
+	run func(context.Context) error // procRun[In, Out], made once
 }
 
 // NewProcessor returns a processor that runs fn on at most parallelism
@@ -22,7 +26,7 @@ func NewProcessor[In, Out any](parallelism int, fn func(context.Context, In) (Ou
 	if fn == nil {
 		panic("core: NewProcessor with a nil function")
 	}
-	p := &Processor[In, Out]{fn: fn}
+	p := &Processor[In, Out]{fn: fn, run: procRun[In, Out]}
 	p.q.init(parallelism, opts)
 	p.q.proc = p
 	return p
@@ -97,6 +101,7 @@ type procTask[In, Out any] struct {
 
 func (p *Processor[In, Out]) newTask(ctx context.Context, in In, opts []TaskOption) *procTask[In, Out] {
 	t := &procTask[In, Out]{in: in}
+	t.t.fn = p.run
 	t.t.parent = ctx
 	t.t.q = &p.q
 	t.t.task.owner = t
@@ -122,4 +127,12 @@ func (t *procTask[In, Out]) run(ctx context.Context) error {
 	out, err := t.t.q.proc.(*Processor[In, Out]).fn(ctx, in)
 	t.out = out
 	return err
+}
+
+// procRun is the function of every task of a Processor[In, Out]. The
+// context it runs with is its task's, a *wqContext, which is the task's
+// wqTask, the first field of its Future, the first field of its procTask.
+func procRun[In, Out any](ctx context.Context) error {
+	t := (*procTask[In, Out])(unsafe.Pointer(ctx.(*wqContext)))
+	return t.run(ctx)
 }

@@ -848,12 +848,7 @@ func (q *WorkQueue) run(t *wqTask) (TaskState, error) {
 	if obs {
 		q.event(Started, t, nil)
 	}
-	var err error
-	if t.fn != nil {
-		err = call(t.ctx(), t.fn)
-	} else {
-		err = call(t.ctx(), t.task.owner.(wqJob).run)
-	}
+	err := call(t.ctx(), t.fn)
 	state, kind := outcome(t.ctx(), err)
 	t.ctx().end()
 	if obs {
@@ -1003,13 +998,7 @@ type wqTask struct {
 	seq    uint32                      // its place in its pending level
 	done   chan struct{}               // the context's Done channel, made on first need; guarded by task.mu
 	ext    *wqContextExt               // the context's rarely needed parts, made on first need; guarded by task.mu
-	fn     func(context.Context) error // nil once it returned, and for Processor tasks
-}
-
-// wqJob is implemented by the owner of a task without fn, a Processor
-// task: run is its function.
-type wqJob interface {
-	run(ctx context.Context) error
+	fn     func(context.Context) error // nil once it returned; a Processor's procRun for its tasks
 }
 
 // newWQTask returns a task of q that runs fn with ctx as its submitter
