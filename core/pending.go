@@ -102,7 +102,7 @@ func (p *wqPending) pop() wqEntry {
 	e := l.ring[l.head&mask]
 	l.ring[l.head&mask] = wqEntry{}
 	l.head++
-	p.took(l)
+	p.took(l, 1)
 	return e
 }
 
@@ -130,7 +130,7 @@ func (p *wqPending) popBare(dst []func(context.Context) error, prio Priority) in
 	}
 	mask := uint32(len(l.ring) - 1)
 	k := 0
-	for k < len(dst) && l.n > 0 {
+	for k < len(dst) && k < l.n {
 		e := &l.ring[l.head&mask]
 		if e.t != nil {
 			break
@@ -139,16 +139,11 @@ func (p *wqPending) popBare(dst []func(context.Context) error, prio Priority) in
 			dst[k] = e.fn
 			k++
 			*e = wqEntry{}
-			l.n--
-			p.n--
 		}
 		l.head++
 	}
 	if k > 0 {
-		// took's bookkeeping, for the last one moved.
-		l.n++
-		p.n++
-		p.took(l)
+		p.took(l, k)
 	}
 	return k
 }
@@ -183,14 +178,14 @@ func (p *wqPending) remove(t *wqTask) bool {
 	for l.head != l.tail && l.ring[l.head&mask].empty() {
 		l.head++
 	}
-	p.took(l)
+	p.took(l, 1)
 	return true
 }
 
-// took counts one task taken from l, and lets l or its ring go if empty.
-func (p *wqPending) took(l *wqLevel) {
-	l.n--
-	p.n--
+// took counts k tasks taken from l, and lets l or its ring go if empty.
+func (p *wqPending) took(l *wqLevel, k int) {
+	l.n -= k
+	p.n -= k
 	if l.n > 0 {
 		return
 	}

@@ -381,11 +381,11 @@ func (s *Semaphore) releaseSlow(n int64) {
 
 // release returns n tokens as Release does, without its event: for Do,
 // and for an acquire handing back tokens granted as its context ended.
+// Without an observer Release has no event; with one, the semaphore is
+// always in locked mode.
 func (s *Semaphore) release(n int64) {
-	if w := s.state.Load(); uint64(n) <= uint64(w)>>genBits && uint64(w) < fastWord {
-		if r := s.state.Add(-n << genBits); uint64(r) >= fastWord {
-			s.releaseAdded(n, r)
-		}
+	if s.cfg.observer == nil {
+		s.Release(n)
 		return
 	}
 	s.releaseLocked(n)

@@ -119,10 +119,7 @@ func (q *WorkQueue) Do(ctx context.Context, fn func(context.Context) error, opts
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t := newWQTask(q, ctx, fn)
-	if len(opts) > 0 {
-		t.options(opts)
-	}
+	t := newWQTask(q, ctx, fn, opts)
 	return q.do(ctx, t)
 }
 
@@ -143,10 +140,7 @@ func (q *WorkQueue) Submit(ctx context.Context, fn func(context.Context) error, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	t := newWQTask(q, ctx, fn)
-	if len(opts) > 0 {
-		t.options(opts)
-	}
+	t := newWQTask(q, ctx, fn, opts)
 	if err := q.submit(ctx, t, true); err != nil {
 		return nil, err
 	}
@@ -161,10 +155,7 @@ func (q *WorkQueue) TrySubmit(fn func(context.Context) error, opts ...TaskOption
 		panic("core: WorkQueue.TrySubmit with a nil function")
 	}
 	ctx := context.Background()
-	t := newWQTask(q, ctx, fn)
-	if len(opts) > 0 {
-		t.options(opts)
-	}
+	t := newWQTask(q, ctx, fn, opts)
 	if err := q.submit(ctx, t, false); err != nil {
 		return nil, err
 	}
@@ -810,7 +801,7 @@ func (q *WorkQueue) work() {
 			// Then the batch, in the same slot, while the limit
 			// allows.
 			for b != nil {
-				fn := b.takeNext(state)
+				fn := b.take(wqEnd(state))
 				if fn == nil {
 					break
 				}
@@ -1002,10 +993,13 @@ type wqTask struct {
 }
 
 // newWQTask returns a task of q that runs fn with ctx as its submitter
-// context.
-func newWQTask(q *WorkQueue, ctx context.Context, fn func(context.Context) error) *wqTask {
+// context, with the task options opts.
+func newWQTask(q *WorkQueue, ctx context.Context, fn func(context.Context) error, opts []TaskOption) *wqTask {
 	t := &wqTask{parent: ctx, q: q, fn: fn}
 	t.task.owner = t
+	if len(opts) > 0 {
+		t.options(opts)
+	}
 	return t
 }
 

@@ -44,10 +44,7 @@ func (q *WorkQueue) Go(ctx context.Context, fn func(context.Context) error, opts
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t := newWQTask(q, ctx, fn)
-	if len(opts) > 0 {
-		t.options(opts)
-	}
+	t := newWQTask(q, ctx, fn, opts)
 	return q.submit(ctx, t, true)
 }
 
@@ -103,9 +100,8 @@ type wqBareContext WorkQueue
 // wqBare holds the bare tasks' context's Done channel and AfterFunc
 // functions, made on first need; guarded by the queue's mutex.
 type wqBare struct {
-	done      atomic.Pointer[chan struct{}] // read without the lock once set
-	afters    []wqAfter
-	nextAfter uint64
+	done   atomic.Pointer[chan struct{}] // read without the lock once set
+	afters wqAfters
 }
 
 // Deadline reports that there is no deadline.
@@ -158,20 +154,12 @@ func (c *wqBareContext) AfterFunc(f func()) (stop func() bool) {
 		go f() // as context.AfterFunc does for a context already done
 		return func() bool { return false }
 	}
-	c.bare.nextAfter++
-	id := c.bare.nextAfter
-	c.bare.afters = append(c.bare.afters, wqAfter{id: id, f: f})
+	id := c.bare.afters.add(f)
 	c.mu.Unlock()
 	return func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		for i, a := range c.bare.afters {
-			if a.id == id {
-				c.bare.afters = append(c.bare.afters[:i], c.bare.afters[i+1:]...)
-				return true
-			}
-		}
-		return false
+		return c.bare.afters.remove(id)
 	}
 }
 
@@ -181,9 +169,7 @@ func (q *WorkQueue) closeBareLocked() []wqAfter {
 	if p := q.bare.done.Load(); p != nil {
 		close(*p)
 	}
-	afters := q.bare.afters
-	q.bare.afters = nil
-	return afters
+	return q.bare.afters.take()
 }
 
 // Batches. A worker that takes a bare task from the pending queue while
@@ -232,17 +218,17 @@ const (
 	wqBatchField = 1<<wqBatchBits - 1
 )
 
-// wqEndShift returns where the count of ends in state s sits in the word.
-func wqEndShift(s TaskState) uint {
+// wqEnd returns one end in state s, as added to a batch word.
+func wqEnd(s TaskState) uint64 {
 	switch s {
 	case TaskSucceeded:
-		return 1 * wqBatchBits
+		return 1 << (1 * wqBatchBits)
 	case TaskFailed:
-		return 2 * wqBatchBits
+		return 1 << (2 * wqBatchBits)
 	case TaskPanicked:
-		return 4 * wqBatchBits
+		return 1 << (4 * wqBatchBits)
 	default:
-		return 3 * wqBatchBits
+		return 1 << (3 * wqBatchBits)
 	}
 }
 
@@ -271,35 +257,18 @@ func (q *WorkQueue) flushLocked(b *wqBatch) {
 	}
 }
 
-// takeNext is the owner's step: it takes the next task of b and counts
-// the end, in state, of the task it ran last, at once. It returns nil,
-// counting nothing, when none is left: the last end is then counted with
-// the lock.
-func (b *wqBatch) takeNext(state TaskState) func(context.Context) error {
+// take takes the next task of b, or returns nil, counting nothing, when
+// none is left. ends is added to the word with it: the owner's step counts
+// the end of the task it ran last (wqEnd), which, when none is left, is
+// counted with the lock instead; another worker, with the lock, passes 0.
+func (b *wqBatch) take(ends uint64) func(context.Context) error {
 	for {
 		w := b.word.Load()
 		i := int64(w & wqBatchField)
 		if i >= b.n {
 			return nil
 		}
-		if b.word.CompareAndSwap(w, w+1+1<<wqEndShift(state)) {
-			fn := b.fns[i]
-			b.fns[i] = nil
-			return fn
-		}
-	}
-}
-
-// take takes the next task of b for another worker, with the lock, or
-// returns nil.
-func (b *wqBatch) take() func(context.Context) error {
-	for {
-		w := b.word.Load()
-		i := int64(w & wqBatchField)
-		if i >= b.n {
-			return nil
-		}
-		if b.word.CompareAndSwap(w, w+1) {
+		if b.word.CompareAndSwap(w, w+1+ends) {
 			fn := b.fns[i]
 			b.fns[i] = nil
 			return fn
@@ -400,7 +369,7 @@ func (q *WorkQueue) stealLocked(above Priority, queued bool) func(context.Contex
 		if queued && b.prio <= above {
 			continue
 		}
-		if fn := b.take(); fn != nil {
+		if fn := b.take(0); fn != nil {
 			return fn
 		}
 	}

@@ -40,14 +40,45 @@ const (
 // wqContextExt holds a context's rarely needed parts.
 type wqContextExt struct {
 	stopParent func() bool // stops the watch on the parent; nil when not watching
-	afters     []wqAfter   // functions to call when done, from AfterFunc
-	nextAfter  uint64
-	err        error // when done with wqOther
+	afters     wqAfters    // functions to call when done, from AfterFunc
+	err        error       // when done with wqOther
 }
 
 type wqAfter struct {
 	id uint64
 	f  func()
+}
+
+// wqAfters is a context's list of AfterFunc functions, each with an id
+// that its stop function removes it by.
+type wqAfters struct {
+	fs   []wqAfter
+	next uint64
+}
+
+// add appends f and returns its id.
+func (a *wqAfters) add(f func()) uint64 {
+	a.next++
+	a.fs = append(a.fs, wqAfter{id: a.next, f: f})
+	return a.next
+}
+
+// remove takes out the function of id and reports whether it was there.
+func (a *wqAfters) remove(id uint64) bool {
+	for i, x := range a.fs {
+		if x.id == id {
+			a.fs = append(a.fs[:i], a.fs[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// take empties the list and returns what it held.
+func (a *wqAfters) take() []wqAfter {
+	fs := a.fs
+	a.fs = nil
+	return fs
 }
 
 // wqContextKey is the Value key under which a wqContext returns itself.
@@ -197,9 +228,7 @@ func (c *wqContext) AfterFunc(f func()) (stop func() bool) {
 		return func() bool { return false }
 	}
 	ext := c.extLocked()
-	ext.nextAfter++
-	id := ext.nextAfter
-	ext.afters = append(ext.afters, wqAfter{id: id, f: f})
+	id := ext.afters.add(f)
 	c.task.mu.Unlock()
 	if listen {
 		c.listen()
@@ -207,15 +236,7 @@ func (c *wqContext) AfterFunc(f func()) (stop func() bool) {
 	return func() bool {
 		c.task.mu.Lock()
 		defer c.task.mu.Unlock()
-		if c.ext != nil {
-			for i, a := range c.ext.afters {
-				if a.id == id {
-					c.ext.afters = append(c.ext.afters[:i], c.ext.afters[i+1:]...)
-					return true
-				}
-			}
-		}
-		return false
+		return c.ext != nil && c.ext.afters.remove(id)
 	}
 }
 
@@ -276,8 +297,8 @@ func (c *wqContext) cancel(err error) {
 	var stop func() bool
 	var afters []wqAfter
 	if c.ext != nil {
-		stop, afters = c.ext.stopParent, c.ext.afters
-		c.ext.stopParent, c.ext.afters = nil, nil
+		stop, afters = c.ext.stopParent, c.ext.afters.take()
+		c.ext.stopParent = nil
 	}
 	c.task.mu.Unlock()
 	if stop != nil {
