@@ -91,15 +91,7 @@ type cmOnErr struct {
 }
 
 type cmModel struct {
-	t   *testing.T
-	log *fzLog
-	wg  sync.WaitGroup
-
-	step    int
-	did     string
-	now     time.Duration
-	batch   []fzEntry
-	entryAt time.Duration
+	fzRun
 
 	cons   []*cmConsumer
 	msgs   []*cmMsg
@@ -176,7 +168,7 @@ var cmSeeds = [][]byte{
 
 func runConsumeProgram(t *testing.T, prog []byte) {
 	r := &fzReader{b: prog}
-	m := &cmModel{t: t, log: newFzLog(), byJob: map[*fzJob]*cmMsg{}}
+	m := &cmModel{fzRun: newFzRun(t), byJob: map[*fzJob]*cmMsg{}}
 	ncons := 1 + r.intn(3)
 	if l := r.intn(4); l > 0 {
 		m.limit = int64(l)
@@ -294,11 +286,6 @@ func (m *cmModel) cleanup() {
 	m.wg.Wait()
 }
 
-func (m *cmModel) fail(format string, args ...any) {
-	m.t.Helper()
-	m.t.Fatalf("step %d (%s): %s\nthe step's log: %s", m.step, m.did, fmt.Sprintf(format, args...), fzShowLog(m.batch))
-}
-
 func (m *cmModel) op(r *fzReader) {
 	switch cmOps[r.intn(len(cmOps))] {
 	case cmOpSend:
@@ -337,24 +324,15 @@ func (m *cmModel) op(r *fzReader) {
 		}
 		c.cancel()
 	case cmOpGate:
-		var in []*cmMsg
-		for _, u := range m.msgs {
-			if !u.job.gateOpen && (u.job.how == fzGate || u.job.how == fzGateCtx) && u.state != cmDone && u.state != cmDropped {
-				in = append(in, u)
-			}
-		}
-		b := r.next()
-		if len(in) == 0 {
+		u := fzPick(m.msgs, r.next(), func(u *cmMsg) bool { return u.job.shut() && u.state != cmDone && u.state != cmDropped })
+		if u == nil {
 			m.did = "open no gate"
 			return
 		}
-		u := in[b%len(in)]
 		m.did = "open " + u.job.name
 		u.job.open()
 	case cmOpSleep:
-		d := time.Duration(2*(1+r.intn(32))) * time.Millisecond
-		m.did = fmt.Sprintf("sleep %v", d)
-		time.Sleep(d)
+		m.sleep(r)
 	case cmOpTry:
 		m.did = "TryAcquire(1)"
 		if m.sem == nil {

@@ -87,17 +87,9 @@ type kqLane struct {
 func (l *kqLane) busy() bool { return len(l.pending) > 0 || l.running != nil || len(l.rooms) > 0 }
 
 type kqModel struct {
-	t   *testing.T
-	q   *core.KeyedQueue[int]
-	log *fzLog
-	ev  *fzEvents
-	wg  sync.WaitGroup
-
-	step    int
-	did     string
-	now     time.Duration
-	batch   []fzEntry
-	entryAt time.Duration
+	fzRun
+	q  *core.KeyedQueue[int]
+	ev *fzEvents
 
 	par, capacity int
 	idle          time.Duration
@@ -111,9 +103,7 @@ type kqModel struct {
 	stops         []*fqStop
 	groups        [3]*fzGroup
 
-	npending, running, maxBodies                     int
-	submitted, succeeded, failed, canceled, panicked uint64
-	ambig                                            int
+	fzCounts
 }
 
 // Operations of a keyed program.
@@ -192,7 +182,7 @@ var kqSeeds = [][]byte{
 
 func runKeyedProgram(t *testing.T, prog []byte) {
 	r := &fzReader{b: prog}
-	m := &kqModel{t: t, log: newFzLog(), byJob: map[*fzJob]*kqTask{}, lanes: map[int]*kqLane{}, nlanes: map[int]int{}}
+	m := &kqModel{fzRun: newFzRun(t), byJob: map[*fzJob]*kqTask{}, lanes: map[int]*kqLane{}, nlanes: map[int]int{}}
 	m.par = r.intn(4)
 	m.capacity = r.intn(3)
 	opts := []core.Option{core.WithParallelism(m.par), core.WithCapacity(m.capacity)}
@@ -261,30 +251,12 @@ func (m *kqModel) cleanup() {
 	m.wg.Wait()
 }
 
-func (m *kqModel) fail(format string, args ...any) {
-	m.t.Helper()
-	m.t.Fatalf("step %d (%s): %s\nthe step's log: %s", m.step, m.did, fmt.Sprintf(format, args...), fzShowLog(m.batch))
-}
-
-func (m *kqModel) pick(b int, keep func(*kqTask) bool) *kqTask {
-	var in []*kqTask
-	for _, u := range m.tasks {
-		if keep(u) {
-			in = append(in, u)
-		}
-	}
-	if len(in) == 0 {
-		return nil
-	}
-	return in[b%len(in)]
-}
-
 func (m *kqModel) op(r *fzReader) {
 	switch code := kqOps[r.intn(len(kqOps))]; code {
 	case kqOpSubmit, kqOpTry, kqOpDo:
 		m.submit(r, code)
 	case kqOpCancelTask:
-		u := m.pick(r.next(), func(u *kqTask) bool { return u.h != nil })
+		u := fzPick(m.tasks, r.next(), func(u *kqTask) bool { return u.h != nil })
 		if u == nil {
 			m.did = "cancel no task"
 			return
@@ -300,20 +272,12 @@ func (m *kqModel) op(r *fzReader) {
 		}
 		u.h.Cancel()
 	case kqOpCancelGroup:
-		i := r.intn(len(m.groups))
-		g := m.groups[i]
-		if g.done {
-			m.did = fmt.Sprintf("renew group %d", i)
-			m.groups[i] = newFzGroup()
-			return
+		if g := m.endGroup(r, m.groups[:]); g != nil {
+			m.cancelGroup(g)
+			g.cancel()
 		}
-		m.did = fmt.Sprintf("cancel group %d", i)
-		m.cancelGroup(g)
-		g.cancel()
 	case kqOpGate:
-		u := m.pick(r.next(), func(u *kqTask) bool {
-			return !u.job.gateOpen && (u.job.how == fzGate || u.job.how == fzGateCtx) && u.state != kqDone && u.state != kqRefused
-		})
+		u := fzPick(m.tasks, r.next(), func(u *kqTask) bool { return u.job.shut() && u.state != kqDone && u.state != kqRefused })
 		if u == nil {
 			m.did = "open no gate"
 			return
@@ -321,17 +285,11 @@ func (m *kqModel) op(r *fzReader) {
 		m.did = "open " + u.job.name
 		u.job.open()
 	case kqOpSleep:
-		d := time.Duration(2*(1+r.intn(32))) * time.Millisecond
-		m.did = fmt.Sprintf("sleep %v", d)
-		time.Sleep(d)
+		m.sleep(r)
 	case kqOpClose:
 		m.doClose()
 	case kqOpDrain:
-		var g *fzGroup
-		if i := r.intn(len(m.groups) + 1); i < len(m.groups) {
-			g = m.groups[i]
-		}
-		m.doDrain(g)
+		m.doDrain(fzPickGroup(r, m.groups[:]))
 	}
 }
 
@@ -345,9 +303,7 @@ func (m *kqModel) submit(r *fzReader, code int) {
 	}
 	var g *fzGroup
 	if call != fqTry {
-		if i := r.intn(len(m.groups) + 1); i < len(m.groups) {
-			g = m.groups[i]
-		}
+		g = fzPickGroup(r, m.groups[:])
 	}
 	key := r.intn(4)
 	j := fzNewJob(r, len(m.tasks))
@@ -449,16 +405,7 @@ func (m *kqModel) end(u *kqTask, state core.TaskState, err error) {
 	u.final = state
 	u.err = err
 	u.returned = true
-	switch state {
-	case core.TaskSucceeded:
-		m.succeeded++
-	case core.TaskFailed:
-		m.failed++
-	case core.TaskPanicked:
-		m.panicked++
-	default:
-		m.canceled++
-	}
+	m.count(state)
 }
 
 // settleLane marks l idle as of at if it has no work left.
@@ -771,30 +718,7 @@ func (m *kqModel) checkTasks() {
 
 func (m *kqModel) checkStats() {
 	st := m.q.Stats()
-	if m.ambig > 0 {
-		d := int(st.Submitted) - int(m.submitted)
-		if d < 0 || d > m.ambig || int(st.Canceled)-int(m.canceled) != d {
-			m.fail("Stats = %+v: %d more submitted than the model's %d, want 0 to %d, as many canceled", st, d, m.submitted, m.ambig)
-		}
-		m.submitted += uint64(d)
-		m.canceled += uint64(d)
-		m.ambig = 0
-	}
-	want := core.QueueStats{
-		Parallelism: m.par,
-		Pending:     m.npending,
-		Running:     m.running,
-		Submitted:   m.submitted,
-		Succeeded:   m.succeeded,
-		Failed:      m.failed,
-		Canceled:    m.canceled,
-		Panicked:    m.panicked,
-		MaxRunning:  st.MaxRunning,
-		Lanes:       m.live,
-	}
-	if st != want {
-		m.fail("Stats = %+v, want %+v", st, want)
-	}
+	m.fzCounts.checkStats(&m.fzRun, st, m.par, m.live)
 	if st.MaxRunning < m.maxBodies || m.par > 0 && st.MaxRunning > m.par {
 		m.fail("Stats.MaxRunning = %d, want at least %d (seen running) and at most the parallelism %d", st.MaxRunning, m.maxBodies, m.par)
 	}

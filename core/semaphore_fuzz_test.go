@@ -118,16 +118,7 @@ func runSemaphoreProgram(t *testing.T, prog []byte) {
 		return b
 	}
 	pick := func(b byte, state string) *semReq {
-		var in []*semReq
-		for _, r := range reqs {
-			if r.state == state {
-				in = append(in, r)
-			}
-		}
-		if len(in) == 0 {
-			return nil
-		}
-		return in[int(b)%len(in)]
+		return fzPick(reqs, int(b), func(r *semReq) bool { return r.state == state })
 	}
 	for i, step := 2, 0; i < len(prog); step++ {
 		op := next(&i) % 6

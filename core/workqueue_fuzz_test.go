@@ -119,6 +119,9 @@ func fzNewJob(r *fzReader, id int) *fzJob {
 }
 
 // open opens j's gate, once.
+// shut reports whether j waits on a gate that is not open yet.
+func (j *fzJob) shut() bool { return !j.gateOpen && (j.how == fzGate || j.how == fzGateCtx) }
+
 func (j *fzJob) open() {
 	if !j.gateOpen {
 		j.gateOpen = true
@@ -520,18 +523,10 @@ const (
 
 // fqModel runs a program against a WorkQueue or Processor and its model.
 type fqModel struct {
-	t    *testing.T
+	fzRun
 	q    fqQueue
-	outs bool // the queue returns results (a Processor)
-	log  *fzLog
+	outs bool      // the queue returns results (a Processor)
 	ev   *fzEvents // nil without an observer
-	wg   sync.WaitGroup
-
-	step    int
-	did     string
-	now     time.Duration
-	batch   []fzEntry     // the log entries of the step
-	entryAt time.Duration // the time of the entry being replayed
 
 	limit, capacity, maxLimit int
 	state                     fqQState
@@ -543,10 +538,60 @@ type fqModel struct {
 	groups                    [3]*fzGroup
 	resized                   []int64
 
+	seq, floatSeq int
+	fzCounts
+}
+
+// fzCounts is a queue model's counters, which its Stats must match.
+type fzCounts struct {
 	npending, running, maxBodies                     int
-	seq, floatSeq                                    int
 	submitted, succeeded, failed, canceled, panicked uint64
 	ambig                                            int // Do calls that may have been accepted and canceled
+}
+
+// count counts an end in state.
+func (c *fzCounts) count(state core.TaskState) {
+	switch state {
+	case core.TaskSucceeded:
+		c.succeeded++
+	case core.TaskFailed:
+		c.failed++
+	case core.TaskPanicked:
+		c.panicked++
+	default:
+		c.canceled++
+	}
+}
+
+// checkStats checks st against the counters, and the parallelism and
+// lanes that the model expects; MaxRunning is checked by the caller.
+func (c *fzCounts) checkStats(m *fzRun, st core.QueueStats, parallelism, lanes int) {
+	if c.ambig > 0 {
+		// Do calls that waited for room as their context ended may have
+		// been accepted and canceled: as many more submitted as canceled.
+		d := int(st.Submitted) - int(c.submitted)
+		if d < 0 || d > c.ambig || int(st.Canceled)-int(c.canceled) != d {
+			m.fail("Stats = %+v: %d more submitted than the model's %d, want 0 to %d, as many canceled", st, d, c.submitted, c.ambig)
+		}
+		c.submitted += uint64(d)
+		c.canceled += uint64(d)
+		c.ambig = 0
+	}
+	want := core.QueueStats{
+		Parallelism: parallelism,
+		Pending:     c.npending,
+		Running:     c.running,
+		Submitted:   c.submitted,
+		Succeeded:   c.succeeded,
+		Failed:      c.failed,
+		Canceled:    c.canceled,
+		Panicked:    c.panicked,
+		MaxRunning:  st.MaxRunning,
+		Lanes:       lanes,
+	}
+	if st != want {
+		m.fail("Stats = %+v, want %+v", st, want)
+	}
 }
 
 // Operations of a queue program: op = next() % len(fqOps).
@@ -676,7 +721,7 @@ var fqSeeds = [][]byte{
 // and whether the program ends with Close or Drain.
 func runQueueProgram(t *testing.T, prog []byte, mk func(int, *fzLog, []core.Option) fqQueue, outs bool) {
 	r := &fzReader{b: prog}
-	m := &fqModel{t: t, outs: outs, log: newFzLog(), byJob: map[*fzJob]*fqTask{}}
+	m := &fqModel{fzRun: newFzRun(t), outs: outs, byJob: map[*fzJob]*fqTask{}}
 	m.limit = 1 + r.intn(3)
 	m.maxLimit = m.limit
 	m.capacity = r.intn(4)
@@ -747,21 +792,71 @@ func (m *fqModel) cleanup() {
 	m.wg.Wait()
 }
 
-func (m *fqModel) fail(format string, args ...any) {
+// fzRun is what every fuzz model keeps of the program it runs: the test,
+// the log its functions write, the goroutines of its calls, and where the
+// program is.
+type fzRun struct {
+	t   *testing.T
+	log *fzLog
+	wg  sync.WaitGroup
+
+	step    int
+	did     string        // the step's operation, for failures
+	now     time.Duration // virtual time at the end of the step
+	batch   []fzEntry     // the log entries of the step
+	entryAt time.Duration // the time of the entry being replayed
+}
+
+func newFzRun(t *testing.T) fzRun { return fzRun{t: t, log: newFzLog()} }
+
+// fail stops the program, naming the step and showing its log.
+func (m *fzRun) fail(format string, args ...any) {
 	m.t.Helper()
 	m.t.Fatalf("step %d (%s): %s\nthe step's log: %s", m.step, m.did, fmt.Sprintf(format, args...), fzShowLog(m.batch))
 }
 
-// pick returns the b-th (modulo) task that keep accepts, or nil.
-func (m *fqModel) pick(b int, keep func(*fqTask) bool) *fqTask {
-	var in []*fqTask
-	for _, u := range m.tasks {
+// sleep decodes and sleeps a step of virtual time: 2ms to 64ms.
+func (m *fzRun) sleep(r *fzReader) {
+	d := time.Duration(2*(1+r.intn(32))) * time.Millisecond
+	m.did = fmt.Sprintf("sleep %v", d)
+	time.Sleep(d)
+}
+
+// endGroup decodes the group of contexts to end. It returns it, or, if it
+// has ended already, puts a new group in its place and returns nil.
+func (m *fzRun) endGroup(r *fzReader, groups []*fzGroup) *fzGroup {
+	i := r.intn(len(groups))
+	g := groups[i]
+	if g.done {
+		m.did = fmt.Sprintf("renew group %d", i)
+		groups[i] = newFzGroup()
+		return nil
+	}
+	m.did = fmt.Sprintf("cancel group %d", i)
+	return g
+}
+
+// fzPickGroup decodes a submitter context: one of groups, or nil for
+// context.Background.
+func fzPickGroup(r *fzReader, groups []*fzGroup) *fzGroup {
+	if i := r.intn(len(groups) + 1); i < len(groups) {
+		return groups[i]
+	}
+	return nil
+}
+
+// fzPick returns the b-th (modulo) of the items that keep accepts, or the
+// zero T.
+func fzPick[T any](items []T, b int, keep func(T) bool) T {
+	var in []T
+	for _, u := range items {
 		if keep(u) {
 			in = append(in, u)
 		}
 	}
 	if len(in) == 0 {
-		return nil
+		var zero T
+		return zero
 	}
 	return in[b%len(in)]
 }
@@ -772,7 +867,7 @@ func (m *fqModel) op(r *fzReader) {
 	case fqOpSubmit, fqOpTry, fqOpDo, fqOpGo:
 		m.submit(r, code)
 	case fqOpCancelTask:
-		u := m.pick(r.next(), func(u *fqTask) bool { return u.h != nil })
+		u := fzPick(m.tasks, r.next(), func(u *fqTask) bool { return u.h != nil })
 		if u == nil {
 			m.did = "cancel no task"
 			return
@@ -786,20 +881,12 @@ func (m *fqModel) op(r *fzReader) {
 		}
 		u.h.Cancel()
 	case fqOpCancelGroup:
-		i := r.intn(len(m.groups))
-		g := m.groups[i]
-		if g.done {
-			m.did = fmt.Sprintf("renew group %d", i)
-			m.groups[i] = newFzGroup()
-			return
+		if g := m.endGroup(r, m.groups[:]); g != nil {
+			m.cancelGroup(g)
+			g.cancel()
 		}
-		m.did = fmt.Sprintf("cancel group %d", i)
-		m.cancelGroup(g)
-		g.cancel()
 	case fqOpGate:
-		u := m.pick(r.next(), func(u *fqTask) bool {
-			return !u.job.gateOpen && (u.job.how == fzGate || u.job.how == fzGateCtx) && u.state != fqDone && u.state != fqRefused
-		})
+		u := fzPick(m.tasks, r.next(), func(u *fqTask) bool { return u.job.shut() && u.state != fqDone && u.state != fqRefused })
 		if u == nil {
 			m.did = "open no gate"
 			return
@@ -814,17 +901,11 @@ func (m *fqModel) op(r *fzReader) {
 		m.resized = append(m.resized, int64(n))
 		m.q.setParallelism(n)
 	case fqOpSleep:
-		d := time.Duration(2*(1+r.intn(32))) * time.Millisecond
-		m.did = fmt.Sprintf("sleep %v", d)
-		time.Sleep(d)
+		m.sleep(r)
 	case fqOpClose:
 		m.doClose()
 	case fqOpDrain:
-		var g *fzGroup
-		if i := r.intn(len(m.groups) + 1); i < len(m.groups) {
-			g = m.groups[i]
-		}
-		m.doDrain(g)
+		m.doDrain(fzPickGroup(r, m.groups[:]))
 	}
 }
 
@@ -842,9 +923,7 @@ func (m *fqModel) submit(r *fzReader, code int) {
 	}
 	var g *fzGroup
 	if call != fqTry {
-		if i := r.intn(len(m.groups) + 1); i < len(m.groups) {
-			g = m.groups[i]
-		}
+		g = fzPickGroup(r, m.groups[:])
 	}
 	j := fzNewJob(r, len(m.tasks))
 	u := &fqTask{job: j, prio: core.Priority(r.intn(4) - 1), group: g, call: call, res: make(chan fqResult, 1)}
@@ -946,16 +1025,7 @@ func (m *fqModel) end(u *fqTask, state core.TaskState, err error) {
 	u.final = state
 	u.err = err
 	u.returned = true
-	switch state {
-	case core.TaskSucceeded:
-		m.succeeded++
-	case core.TaskFailed:
-		m.failed++
-	case core.TaskPanicked:
-		m.panicked++
-	default:
-		m.canceled++
-	}
+	m.count(state)
 }
 
 func (m *fqModel) cancelPending(u *fqTask, err error) {
@@ -1315,31 +1385,7 @@ func (m *fqModel) checkTasks() {
 
 func (m *fqModel) checkStats() {
 	st := m.q.stats()
-	if m.ambig > 0 {
-		// Do calls that waited for room as their context ended may have
-		// been accepted and canceled: as many more submitted as canceled.
-		d := int(st.Submitted) - int(m.submitted)
-		if d < 0 || d > m.ambig || int(st.Canceled)-int(m.canceled) != d {
-			m.fail("Stats = %+v: %d more submitted than the model's %d, want 0 to %d, as many canceled", st, d, m.submitted, m.ambig)
-		}
-		m.submitted += uint64(d)
-		m.canceled += uint64(d)
-		m.ambig = 0
-	}
-	want := core.QueueStats{
-		Parallelism: m.limit,
-		Pending:     m.npending,
-		Running:     m.running,
-		Submitted:   m.submitted,
-		Succeeded:   m.succeeded,
-		Failed:      m.failed,
-		Canceled:    m.canceled,
-		Panicked:    m.panicked,
-		MaxRunning:  st.MaxRunning,
-	}
-	if st != want {
-		m.fail("Stats = %+v, want %+v", st, want)
-	}
+	m.fzCounts.checkStats(&m.fzRun, st, m.limit, 0)
 	if st.MaxRunning < m.maxBodies || st.MaxRunning > m.maxLimit {
 		m.fail("Stats.MaxRunning = %d, want between %d (seen running) and %d (the largest limit)", st.MaxRunning, m.maxBodies, m.maxLimit)
 	}
