@@ -83,35 +83,40 @@ test-fmt:
 	$(call timed,gofmt,files=$$(gofmt -l .); \
 		if [ -n "$$files" ]; then echo "gofmt: not formatted:"; echo "$$files"; exit 1; fi)
 
-# go vet both ways, and core's imports: the standard library only, never
-# syscall/js (its tests may use more).
+# go vet both ways, in every module, and core's imports: the standard
+# library only, never syscall/js (its tests may use more).
 test-vet:
 	$(call timed,go vet,$(GO) vet ./... && $(GO) vet -tags e2e ./e2e/ && $(GO) vet -tags 'e2e perf' ./e2e/ && \
-		GOOS=js GOARCH=wasm $(GO) vet ./core/... ./wasm/... && \
-		deps=$$( { $(GO) list -deps ./core/... | grep -E '^[^/]+\.[^/]+/|^sluice/' | grep -v '^sluice/core'; \
-			GOOS=js GOARCH=wasm $(GO) list -f '{{join .Imports "\n"}}' ./core/... | grep -x syscall/js; } || true); \
-		if [ -n "$$deps" ]; then echo "core imports outside the standard library:"; echo "$$deps"; exit 1; fi)
+		GOOS=js GOARCH=wasm $(GO) vet ./wasm/... && \
+		cd core && $(GO) vet ./... && GOOS=js GOARCH=wasm $(GO) vet ./... && \
+		deps=$$( { $(GO) list -deps ./... | grep -E '^[^/]+\.[^/]+/|^sluice/' | grep -v '^sluice/core'; \
+			GOOS=js GOARCH=wasm $(GO) list -f '{{join .Imports "\n"}}' ./... | grep -x syscall/js; } || true); \
+		if [ -n "$$deps" ]; then echo "core imports outside the standard library:"; echo "$$deps"; exit 1; fi; \
+		mods=$$($(GO) mod edit -json | grep '"Path"' | grep -v -e "\"go.uber.org/goleak\"" -e "\"sluice/core\"" || true); \
+		if [ -n "$$mods" ]; then echo "core's go.mod requires more than goleak:"; echo "$$mods"; exit 1; fi)
 
 test-race:
-	$(call timed,go test -race,$(GO) test -race -count=1 ./...)
+	$(call timed,go test -race,$(GO) test -race -count=1 ./... && cd core && $(GO) test -race -count=1 ./...)
 
 # The test binaries get a minimal environment: wasm_exec.js copies the
 # environment into the module's memory, which holds only a few kilobytes.
 # Chromium logs "unknown IPAddressSpace value" for events wasmbrowsertest's
 # DevTools client predates: noise, dropped.
 test-wasm: test-tools
-	$(call timed,GOOS=js go test (headless Chromium),GOOS=js GOARCH=wasm $(GO) test -count=1 \
+	$(call timed,GOOS=js go test (headless Chromium),for m in core .; do (cd $$m && \
+		GOOS=js GOARCH=wasm $(GO) test -count=1 \
 		-exec "env -i 'PATH=$(BIN):$$PATH' 'HOME=$$HOME' $(BIN)/wasmbrowsertest" \
-		./core/... ./wasm/... 2>&1 | sed '/unknown IPAddressSpace value/d')
+		$$([ $$m = core ] && echo ./... || echo ./wasm/...) 2>&1 | sed '/unknown IPAddressSpace value/d'); done)
 
 test-bench:
 	$(call timed,bench module (each benchmark once),cd bench && $(GO) vet ./... && \
 		$(GO) test -count=1 -run . -bench . -benchtime 1x ./...)
 
-# Every fuzz target, as package:target. The plain test run replays their
+# Every fuzz target, as directory:target (a directory under core/ is run
+# inside the core module). The plain test run replays their
 # seeds and the inputs kept under testdata/fuzz; these run them for real.
-FUZZ_TARGETS := ./core:FuzzSemaphore ./core:FuzzWorkQueue ./core:FuzzProcessor \
-	./core:FuzzKeyedQueue ./core:FuzzConsume ./core/trace:FuzzReadJSON \
+FUZZ_TARGETS := core:FuzzSemaphore core:FuzzWorkQueue core:FuzzProcessor \
+	core:FuzzKeyedQueue core:FuzzConsume core/trace:FuzzReadJSON \
 	./wasm/sim:FuzzDecode ./wasm/sim:FuzzDecodeJSON
 FUZZTIME ?= 60s
 
@@ -119,7 +124,8 @@ FUZZTIME ?= 60s
 define fuzz_each
 for t in $(FUZZ_TARGETS); do \
 	echo "--- $${t#*:} ($$1)"; \
-	$(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $$1 "$${t%%:*}" || exit 1; \
+	d=$${t%%:*}; case $$d in core) m=core; p=.; ;; core/*) m=core; p=./$${d#core/}; ;; *) m=.; p=$$d; ;; esac; \
+	(cd $$m && $(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $$1 "$$p") || exit 1; \
 done
 endef
 

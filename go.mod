@@ -8,6 +8,7 @@ require (
 	github.com/hack-pad/safejs v0.1.0
 	github.com/maxence-charriere/go-app/v9 v9.8.0
 	go.uber.org/goleak v1.3.0
+	sluice/core v0.0.0-00010101000000-000000000000
 )
 
 require (
@@ -19,3 +20,5 @@ require (
 	github.com/google/uuid v1.3.0 // indirect
 	golang.org/x/sys v0.42.0 // indirect
 )
+
+replace sluice/core => ./core
