@@ -23,7 +23,9 @@ import (
 // hold one token of s, acquired at this consumer's [WithPriority] (default
 // [Normal]) after the message was received, so that consumers sharing s
 // share one global limit. The token, like the handler's slot, is released
-// whatever the handler does, panics included.
+// whatever the handler does, panics and runtime.Goexit included (a handler
+// that calls runtime.Goexit is reported as failed with an error saying so,
+// to OnError too).
 //
 // [OnError](fn) receives each message whose handler returned an error, or
 // panicked (the error is then a [*PanicError]; the panic goes no further),
@@ -38,6 +40,9 @@ import (
 // Failed, Panicked or Canceled; Lane is the number of the goroutine that
 // handled it, 0 for the caller's.
 func Consume[M any](ctx context.Context, msgs <-chan M, handle func(context.Context, M) error, opts ...Option) error {
+	if ctx == nil {
+		panic("core: Consume with a nil context")
+	}
 	if handle == nil {
 		panic("core: Consume handler is nil")
 	}
@@ -115,6 +120,7 @@ func (c *consumer[M]) grow() {
 			c.wg.Add(1)
 			go func() {
 				defer c.wg.Done()
+				defer c.live.Add(-1) // also when a handler called runtime.Goexit
 				c.loop(int(n))
 			}()
 			return
@@ -136,7 +142,7 @@ func (c *consumer[M]) run(lane int, m M) {
 		return
 	}
 	if s != nil {
-		if !obs || !s.TryAcquire(1) {
+		if !s.TryAcquire(1) {
 			if obs {
 				c.event(Waiting, id, lane, nil)
 			}
@@ -149,19 +155,22 @@ func (c *consumer[M]) run(lane int, m M) {
 	if obs {
 		c.event(Started, id, lane, nil)
 	}
-	err := call(c.ctx, func(ctx context.Context) error { return c.handle(ctx, m) })
-	if obs {
-		// Reported before the token moves, so that an observer never sees
-		// the handler it wakes start before this one ended.
-		_, kind := outcome(c.ctx, err)
-		c.event(kind, id, lane, err)
-	}
-	if s != nil {
-		s.Release(1)
-	}
-	if err != nil && c.onError != nil {
-		c.onError(m, err)
-	}
+	err := errGoexit // unless the handler returns
+	defer func() {
+		if obs {
+			// Reported before the token moves, so that an observer never
+			// sees the handler it wakes start before this one ended.
+			_, kind := outcome(c.ctx, err)
+			c.event(kind, id, lane, err)
+		}
+		if s != nil {
+			s.Release(1)
+		}
+		if err != nil && c.onError != nil {
+			c.onError(m, err)
+		}
+	}()
+	err = call(c.ctx, func(ctx context.Context) error { return c.handle(ctx, m) })
 }
 
 // drop reports a message that was received but not handled because ctx

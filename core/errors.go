@@ -46,3 +46,8 @@ func call(ctx context.Context, fn func(context.Context) error) (err error) {
 	}()
 	return fn(ctx)
 }
+
+func isPanic(err error) bool {
+	_, ok := err.(*PanicError)
+	return ok
+}

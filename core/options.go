@@ -19,16 +19,17 @@ type TaskOption interface {
 
 // config is the union of every primitive's settings.
 type config struct {
-	observer    func(Event)
-	clock       Clock
-	aging       time.Duration // Semaphore; 0: no aging
-	capacity    int           // WorkQueue, Processor, KeyedQueue (per key); 0: unbounded
-	parallelism int           // KeyedQueue across keys; 0: unlimited
-	idleTimeout time.Duration // KeyedQueue
-	concurrency int           // Consume
-	semaphore   *Semaphore    // Consume
-	priority    Priority      // Consume, on semaphore
-	onError     any           // Consume: func(M, error)
+	observer      func(Event)
+	clock         Clock
+	aging         time.Duration // Semaphore; 0: no aging
+	capacity      int           // WorkQueue, Processor, KeyedQueue (per key); 0: unbounded
+	totalCapacity int           // KeyedQueue, all keys together; 0: unbounded
+	parallelism   int           // KeyedQueue across keys; 0: unlimited
+	idleTimeout   time.Duration // KeyedQueue
+	concurrency   int           // Consume
+	semaphore     *Semaphore    // every queue, and Consume
+	priority      Priority      // Consume, on semaphore
+	onError       any           // Consume: func(M, error)
 }
 
 // DefaultIdleTimeout is how long a KeyedQueue lane stays without work before
@@ -113,6 +114,14 @@ func WithCapacity(n int) Option {
 	return optionFunc(func(c *config) { c.capacity = max(n, 0) })
 }
 
+// WithTotalCapacity bounds the pending tasks of all a KeyedQueue's keys
+// together at n, as [WithCapacity] bounds each key's: Submit blocks until
+// there is room and TrySubmit returns [ErrFull]. n <= 0 means unbounded
+// (the default). Read by KeyedQueue.
+func WithTotalCapacity(n int) Option {
+	return optionFunc(func(c *config) { c.totalCapacity = max(n, 0) })
+}
+
 // WithParallelism caps how many KeyedQueue tasks run at once across all
 // keys. n <= 0 means unlimited (the default). Read by KeyedQueue.
 func WithParallelism(n int) Option {
@@ -139,9 +148,13 @@ func WithConcurrency(n int) Option {
 	return optionFunc(func(c *config) { c.concurrency = n })
 }
 
-// WithSemaphore makes Consume draw one token of s for each handler, in
-// addition to its own concurrency limit, so that several consumers sharing s
-// share one global limit. Read by Consume.
+// WithSemaphore makes a primitive draw one token of s for each running task
+// or handler, in addition to its own limit, so that every queue and
+// consumer sharing s shares one global limit. A task starts only when its
+// queue has a slot for it and s grants it a token, at the task's priority
+// (a consumer's [WithPriority]); it holds the token until its function
+// returns, and a task canceled while it waits for the token never runs.
+// Read by WorkQueue, Processor, KeyedQueue and Consume.
 func WithSemaphore(s *Semaphore) Option {
 	return optionFunc(func(c *config) { c.semaphore = s })
 }

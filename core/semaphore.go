@@ -52,16 +52,17 @@ const (
 // is queued and no more tokens are held than the limit, Acquire and
 // TryAcquire are two loads (the count and the limit) and one
 // compare-and-swap, and Release is one load and one atomic add. With
-// [WithObserver] every call takes the lock, so that the unobserved paths
-// pay nothing for observing; so does every call while the limit is 2^40
-// tokens or more.
+// [WithObserver] the paths are the same, with the observer's calls added:
+// Started after a grant, Finished before a release, so that counters
+// rebuilt from the events never pass the limit. Every call takes the lock
+// while the limit is 2^40 tokens or more.
 //
 // A Semaphore must not be copied after first use. Its methods are safe for
 // concurrent use; tokens may be released by another goroutine than the one
 // that acquired them.
 type Semaphore struct {
 	// state holds the count for the lock-free paths in fast mode: while
-	// no waiter is queued, no observer is set, lim < fastLimit and
+	// no waiter is queued, lim < fastLimit and
 	// 0 <= cur <= lim. It is then h<<genBits | g, where h is the number
 	// of tokens held and g is resizes&genMask. In locked mode (locked is
 	// set) it holds lockBit less the adds of racing Releases, cur is the
@@ -110,10 +111,8 @@ func NewSemaphore(n int64, opts ...Option) *Semaphore {
 		panic(fmt.Sprintf("core: semaphore limit %d is negative", n))
 	}
 	s := &Semaphore{cfg: newConfig(opts), lim: n}
-	if s.cfg.observer != nil || n >= fastLimit {
-		// Observed: every call takes the lock, so that the lock-free
-		// paths need not look for an observer. A huge limit: the count
-		// does not fit a fast state word.
+	if n >= fastLimit {
+		// A huge limit: the count does not fit a fast state word.
 		s.locked = true
 		s.state.Store(lockBit)
 	}
@@ -133,9 +132,15 @@ func NewSemaphore(n int64, opts ...Option) *Semaphore {
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	// The uncontended path, kept short: a context that can never end and
 	// free tokens in fast mode. acquire says why the limit read is safe.
+	if ctx == nil {
+		panic("core: Semaphore.Acquire with a nil context")
+	}
 	if ctx.Done() == nil && n >= 0 {
 		if w := s.state.Load(); uint64(w) < fastWord && n <= s.limitMirror.Load()-w>>genBits &&
 			s.state.CompareAndSwap(w, w+n<<genBits) {
+			if s.cfg.observer != nil {
+				s.emitGranted(n, Normal, "")
+			}
 			return nil
 		}
 	}
@@ -150,6 +155,9 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 // leaves the semaphore unchanged: tokens granted at the same moment are
 // handed back. It panics if n is negative.
 func (s *Semaphore) AcquirePriority(ctx context.Context, n int64, p Priority) error {
+	if ctx == nil {
+		panic("core: Semaphore.AcquirePriority with a nil context")
+	}
 	_, err := s.acquire(ctx, n, p, "")
 	return err
 }
@@ -159,23 +167,30 @@ func (s *Semaphore) AcquirePriority(ctx context.Context, n int64, p Priority) er
 // [Semaphore.AcquirePriority] does, at the priority given by [WithPriority]
 // (Normal by default); when ctx ends first it returns ctx.Err() without
 // running fn and leaves the semaphore unchanged. Otherwise it returns fn's
-// error, or a [*PanicError] if fn panicked. Unlike a bare Acquire and
-// Release, every event of the call, up to its terminal one, carries the same
-// Task and the name given by [WithName], so an observer can follow each
-// holder.
+// error, or a [*PanicError] if fn panicked; the tokens are released also
+// when fn calls runtime.Goexit (reported as Failed). Unlike a bare Acquire
+// and Release, every event of the call, up to its terminal one, carries the
+// same Task and the name given by [WithName], so an observer can follow
+// each holder. It panics if ctx or fn is nil.
 func (s *Semaphore) Do(ctx context.Context, n int64, fn func(context.Context) error, opts ...TaskOption) error {
+	if ctx == nil || fn == nil {
+		panic("core: Semaphore.Do with a nil context or function")
+	}
 	tc := newTaskConfig(opts)
 	id, err := s.acquire(ctx, n, tc.priority, tc.name)
 	if err != nil {
 		return err
 	}
+	err = errGoexit // unless fn returns
+	defer func() {
+		if s.cfg.observer != nil {
+			// Reported before the tokens move, as Release does.
+			_, kind := outcome(ctx, err)
+			s.cfg.emit(Event{Kind: kind, Task: id, Name: tc.name, Priority: tc.priority, Weight: n, Err: err})
+		}
+		s.release(n)
+	}()
 	err = call(ctx, fn)
-	if s.cfg.observer != nil {
-		// Reported before the tokens move, as Release does.
-		_, kind := outcome(ctx, err)
-		s.cfg.emit(Event{Kind: kind, Task: id, Name: tc.name, Priority: tc.priority, Weight: n, Err: err})
-	}
-	s.release(n)
 	return err
 }
 
@@ -195,12 +210,14 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, p Priority, name strin
 		default:
 		}
 	}
-	// Fast mode only: an observed semaphore is always locked.
 	for w := s.state.Load(); uint64(w) < fastWord && n <= s.limitMirror.Load()-w>>genBits; w = s.state.Load() {
 		// The limit is read after the count, and a SetLimit in between
 		// changes the generation, so the swap succeeds only if the
 		// limit read was in force all along.
 		if s.state.CompareAndSwap(w, w+n<<genBits) {
+			if s.cfg.observer != nil {
+				return s.emitGranted(n, p, name), nil
+			}
 			return 0, nil
 		}
 	}
@@ -319,7 +336,6 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 	if n < 0 {
 		panic(fmt.Sprintf("core: semaphore acquire of %d tokens", n))
 	}
-	// Fast mode only: an observed semaphore is always locked.
 	for w := s.state.Load(); uint64(w) < fastWord; w = s.state.Load() {
 		if n > s.limitMirror.Load()-w>>genBits {
 			// Too few free tokens, if the limit read is the one that
@@ -330,6 +346,9 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 			continue
 		}
 		if s.state.CompareAndSwap(w, w+n<<genBits) {
+			if s.cfg.observer != nil {
+				s.emitGranted(n, Normal, "")
+			}
 			return true
 		}
 	}
@@ -356,6 +375,17 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 // granted as its context ended. With an observer, Release reports a
 // Finished event with Task 0 and Weight n before the tokens move.
 func (s *Semaphore) Release(n int64) {
+	if s.cfg.observer != nil && n >= 0 {
+		// Reported before the tokens move, so that an observer never sees
+		// the waiter they wake start before this release.
+		s.cfg.emit(Event{Kind: Finished, Weight: n})
+	}
+	s.release(n)
+}
+
+// release returns n tokens as Release does, without its event: for Do,
+// and for an acquire handing back tokens granted as its context ended.
+func (s *Semaphore) release(n int64) {
 	// The uncontended path, kept short. The unsigned comparisons send a
 	// negative n, more than is held, and locked mode to the slow path.
 	if w := s.state.Load(); uint64(n) <= uint64(w)>>genBits && uint64(w) < fastWord {
@@ -370,23 +400,6 @@ func (s *Semaphore) Release(n int64) {
 func (s *Semaphore) releaseSlow(n int64) {
 	if n < 0 {
 		panic(fmt.Sprintf("core: semaphore release of %d tokens", n))
-	}
-	if s.cfg.observer != nil {
-		// Reported before the tokens move, so that an observer never sees
-		// the waiter they wake start before this release.
-		s.cfg.emit(Event{Kind: Finished, Weight: n})
-	}
-	s.releaseLocked(n)
-}
-
-// release returns n tokens as Release does, without its event: for Do,
-// and for an acquire handing back tokens granted as its context ended.
-// Without an observer Release has no event; with one, the semaphore is
-// always in locked mode.
-func (s *Semaphore) release(n int64) {
-	if s.cfg.observer == nil {
-		s.Release(n)
-		return
 	}
 	s.releaseLocked(n)
 }

@@ -1,5 +1,7 @@
 package core
 
+import "time"
+
 // SemaphoreStats is a snapshot of a [Semaphore]'s counters.
 type SemaphoreStats struct {
 	Limit    int64  // the current limit
@@ -22,4 +24,9 @@ type QueueStats struct {
 	Panicked    uint64
 	MaxRunning  int // the most tasks that ran at once
 	Lanes       int // live key lanes, KeyedQueue only
+	// OldestPending is how long the oldest pending task has waited, on
+	// the queue's clock; 0 when none waits. In a KeyedQueue it is the
+	// oldest of the tasks next in line in the scheduler and at the heads
+	// of the key lanes.
+	OldestPending time.Duration
 }

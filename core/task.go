@@ -2,8 +2,8 @@ package core
 
 import (
 	"context"
-	"errors"
-	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // TaskState is where a [Task] is in its life. A task moves from
@@ -34,48 +34,73 @@ func (s TaskState) String() string {
 // Terminal reports whether s ends a task's life.
 func (s TaskState) Terminal() bool { return s >= TaskSucceeded }
 
-// taskOwner is the primitive a Task was submitted to.
-type taskOwner interface {
-	// cancelPending removes t from the owner's pending work if it is
-	// still there, and then ends it as canceled with err. If a worker has
-	// already taken t, the worker sees the cancel request in t.begin and
-	// ends t itself, so t ends exactly once.
-	cancelPending(t *Task, err error)
-}
+// job is what a task runs. A plain function is one (funcJob, stored in the
+// interface without an allocation, since a func value is one pointer); a
+// Processor's task is its own job, so that the task, its input and its
+// result share one allocation.
+type job interface{ run(t *Task) error }
 
-// runCanceler is implemented by owners that cancel a running task's
-// context themselves, without a CancelFunc given to begin. Task.Cancel
-// calls cancelRunning(context.Canceled) on a running task.
-type runCanceler interface {
-	cancelRunning(err error)
-}
+type funcJob func(context.Context) error
 
-// waitHelper is implemented by owners that may run a pending task on the
-// goroutine that waits for it, when waiting could otherwise never end (the
-// waiter holds the slot the task needs). Task.Wait calls helpWait before it
-// blocks.
-type waitHelper interface {
-	helpWait(ctx context.Context)
-}
+func (f funcJob) run(t *Task) error { return f((*taskCtx)(t)) }
 
-// Task is a handle on one function submitted to a [WorkQueue] or a
-// [KeyedQueue]. Its methods are safe for concurrent use.
+// Where a task is, guarded by its engine's mutex.
+const (
+	atNew     uint8 = iota // being accepted
+	atQueued               // in the engine's pending queue
+	atLane                 // behind its key lane's head
+	atTaken                // holds a slot, waiting for its shared Semaphore's token
+	atRunning              // its function runs
+	atEnded                // terminal
+)
+
+// Why a task's context is done, in Task.why.
+const (
+	notDone      = iota
+	doneCanceled // context.Canceled: Task.Cancel, the queue closed, or the function returned
+	doneParent   // the submitter's context ended: its Err
+)
+
+// Task is a handle on one function submitted to a [WorkQueue], a
+// [Processor] or a [KeyedQueue]. The same allocation is the context the
+// function runs with (see taskCtx): one allocation per task, whatever was
+// submitted. Its methods are safe for concurrent use.
 type Task struct {
+	e        *engine
 	id       uint64
 	name     string
 	priority Priority
-	owner    taskOwner
+	job      job
+	parent   context.Context // the submitter's context
+	pdone    <-chan struct{} // parent.Done(), read once outside every lock
+	slot     int             // the Lane of its events
+	lane     *lane           // KeyedQueue only
 
-	mu              sync.Mutex
-	state           TaskState
-	err             error
-	done            chan struct{}      // made on first need, closed when terminal
-	cancelRequested bool               // Cancel was called while pending
-	cancelRun       context.CancelFunc // cancels the running function's context
+	state atomic.Uint32 // TaskState, for State without the lock
+	why   atomic.Uint32 // notDone, doneCanceled or doneParent
+
+	// Guarded by e.mu.
+	at         uint8
+	token      bool          // holds a token of the engine's Semaphore
+	err        error         // the outcome, once terminal
+	done       chan struct{} // closed when the context is done; made on first need
+	ended      chan struct{} // closed when terminal; made on first need
+	afters     []afterFunc   // from AfterFunc
+	enq        time.Duration // when it was accepted, on the engine's clock, if it waited
+	level      *level        // its level in the pending queue, while atQueued
+	pos        uint64        // its slot in level.ring
+	next       *Task         // in its lane's backlog
+	w          *watch        // the watch it is listed in, if any
+	wprev      *Task
+	wnext      *Task
+	afterSeq   uint32
+	nested     bool // runs in its caller's slot
+	unobserved bool // its Enqueued event was not reported (a nested Do's task)
 }
 
-func newTask(id uint64, cfg taskConfig, owner taskOwner) *Task {
-	return &Task{id: id, name: cfg.name, priority: cfg.priority, owner: owner}
+type afterFunc struct {
+	id uint32
+	f  func()
 }
 
 // ID returns the task's number, unique per primitive and the Task of its
@@ -89,48 +114,44 @@ func (t *Task) Name() string { return t.name }
 func (t *Task) Priority() Priority { return t.priority }
 
 // State returns the task's current state. It does not block.
-func (t *Task) State() TaskState {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.state
-}
+func (t *Task) State() TaskState { return TaskState(t.state.Load()) }
 
 // Done returns a channel that is closed when the task reaches a terminal
 // state. It does not block.
 func (t *Task) Done() <-chan struct{} {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.done == nil {
-		t.done = make(chan struct{})
-		if t.state.Terminal() {
-			close(t.done)
+	t.e.mu.Lock()
+	defer t.e.mu.Unlock()
+	if t.ended == nil {
+		t.ended = make(chan struct{})
+		if t.at == atEnded {
+			close(t.ended)
 		}
 	}
-	return t.done
+	return t.ended
 }
 
 // Err returns nil until the task is terminal, then its outcome: nil, the
 // function's error, a [*PanicError], or the context error that canceled it.
 // It does not block.
 func (t *Task) Err() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	if !t.State().Terminal() {
+		return nil
+	}
+	t.e.mu.Lock()
+	defer t.e.mu.Unlock()
 	return t.err
 }
 
 // Wait blocks until the task is terminal and returns [Task.Err], or until
 // ctx ends and returns ctx.Err(). Ending the wait does not cancel the task.
+// Called with the context of one of the same WorkQueue's or Processor's
+// running tasks, Wait runs a still pending task at once in that task's
+// slot, since waiting for it could wait for the caller's own slot.
 func (t *Task) Wait(ctx context.Context) error {
-	t.mu.Lock()
-	if t.state.Terminal() {
-		err := t.err
-		t.mu.Unlock()
-		return err
+	if t.State().Terminal() {
+		return t.Err()
 	}
-	t.mu.Unlock()
-	if h, ok := t.owner.(waitHelper); ok {
-		h.helpWait(ctx)
-	}
+	t.e.helpWait(ctx, t)
 	select {
 	case <-t.Done():
 		return t.Err()
@@ -143,73 +164,4 @@ func (t *Task) Wait(ctx context.Context) error {
 // never runs and ends with context.Canceled; a running task's context is
 // canceled and the task ends however its function returns. Cancel on a
 // terminal task does nothing.
-func (t *Task) Cancel() {
-	t.mu.Lock()
-	switch {
-	case t.state == TaskPending:
-		t.cancelRequested = true
-		t.mu.Unlock()
-		t.owner.cancelPending(t, context.Canceled)
-	case t.state == TaskRunning && t.cancelRun != nil:
-		cancel := t.cancelRun
-		t.mu.Unlock()
-		cancel()
-	case t.state == TaskRunning:
-		rc, ok := t.owner.(runCanceler)
-		t.mu.Unlock()
-		if ok {
-			rc.cancelRunning(context.Canceled)
-		}
-	default:
-		t.mu.Unlock()
-	}
-}
-
-// begin moves t from pending to running and records cancel, which cancels
-// the running function's context. It reports false when t was canceled
-// while pending; the caller then ends t as canceled.
-func (t *Task) begin(cancel context.CancelFunc) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.state != TaskPending || t.cancelRequested {
-		return false
-	}
-	t.state = TaskRunning
-	t.cancelRun = cancel
-	return true
-}
-
-// end moves t to its terminal state and wakes its waiters. It must be
-// called exactly once per task.
-func (t *Task) end(state TaskState, err error) {
-	t.mu.Lock()
-	t.state = state
-	t.err = err
-	t.cancelRun = nil
-	if t.done != nil {
-		close(t.done)
-	}
-	t.mu.Unlock()
-}
-
-// outcome classifies a function's result as a terminal state and the
-// event kind that reports it. runCtx is the context the function ran with:
-// an error returned after it was canceled counts as canceled when it is,
-// or wraps, the context's error.
-func outcome(runCtx context.Context, err error) (TaskState, EventKind) {
-	switch {
-	case err == nil:
-		return TaskSucceeded, Finished
-	case isPanic(err):
-		return TaskPanicked, Panicked
-	case runCtx.Err() != nil && errors.Is(err, runCtx.Err()):
-		return TaskCanceled, Canceled
-	default:
-		return TaskFailed, Failed
-	}
-}
-
-func isPanic(err error) bool {
-	_, ok := err.(*PanicError)
-	return ok
-}
+func (t *Task) Cancel() { t.e.cancel(t, doneCanceled) }

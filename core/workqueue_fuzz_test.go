@@ -588,6 +588,11 @@ func (c *fzCounts) checkStats(m *fzRun, st core.QueueStats, parallelism, lanes i
 		Panicked:    c.panicked,
 		MaxRunning:  st.MaxRunning,
 		Lanes:       lanes,
+		// The model keeps no times: OldestPending is checked for its sign.
+		OldestPending: st.OldestPending,
+	}
+	if st.OldestPending < 0 || st.Pending == 0 && st.OldestPending != 0 {
+		m.fail("Stats.OldestPending = %v with %d pending", st.OldestPending, st.Pending)
 	}
 	if st != want {
 		m.fail("Stats = %+v, want %+v", st, want)
