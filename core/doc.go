@@ -4,12 +4,17 @@
 //   - [Semaphore]: a weighted semaphore with priorities and aging, a drop-in
 //     for golang.org/x/sync/semaphore.Weighted.
 //   - [WorkQueue]: runs at most N functions at once, in priority order;
-//     [WorkQueue.Go] submits without a handle, allocating nothing.
+//     [WorkQueue.Go] submits without a handle.
 //   - [Processor]: a typed WorkQueue whose tasks return results.
 //   - [KeyedQueue]: tasks with the same key run one at a time, in order;
 //     idle keys are evicted.
-//   - [Consume]: handles messages from a channel with bounded concurrency,
-//     optionally drawing slots from a [Semaphore] shared by several consumers.
+//   - [Consume]: handles messages from a channel with bounded concurrency.
+//
+// WorkQueue, Processor and KeyedQueue share one scheduler: a pending queue
+// ordered by priority then arrival, slots, and worker goroutines that exist
+// only while there is work. [WithSemaphore] on any of them, and on
+// Consume, makes a task also wait for a token of a Semaphore shared with
+// other primitives: one global limit across queues and consumers.
 //
 // # Contracts shared by every primitive
 //
@@ -18,18 +23,35 @@
 // before the call.
 //
 // Programmer errors (a limit below 1, a negative weight, releasing more than
-// is held) panic with a message prefixed "core:". Everything else is an
-// error value: [ErrClosed], [ErrFull], a task's own error, or a
-// [*PanicError] when a task panicked. A task's slot is released in every
-// case.
+// is held, a nil function or context) panic with a message prefixed
+// "core:". Everything else is an error value: [ErrClosed], [ErrFull], a
+// task's own error, or a [*PanicError] when a task panicked.
+//
+// # Panics and runtime.Goexit
+//
+// A task's function (or a Consume handler, or the function given to
+// [Semaphore.Do]) that panics does not crash the program: the panic is
+// recovered on the goroutine that ran it, the task ends in
+// [TaskPanicked] with a [*PanicError] holding the value and the stack, its
+// waiter receives that error, and its slot and any tokens are released;
+// the primitive keeps running. A function that calls runtime.Goexit (as
+// t.FailNow does) ends its goroutine as Goexit promises, but its task ends
+// failed with an error saying so, and its slot and tokens are released all
+// the same; a Do call on that goroutine never returns. So whatever a
+// function does, the primitive's limits and counters stay right.
 //
 // # Observing
 //
-// [WithObserver] reports each step of a primitive as an [Event]. The
-// observer is called outside every lock, in event order per task; a nil
-// observer costs nothing. [WithClock] replaces the wall clock used for aging,
-// idle timeouts and event times, so that a simulation can run in scaled or
-// paused time.
+// [WithObserver] reports each step of a primitive as an [Event]. Observing
+// adds the observer's calls and nothing else: the primitive takes the same
+// paths with or without one. A queue's observer is called outside every
+// lock and never from two goroutines at once, with the events in the order
+// the queue's state changed (so counters rebuilt from them never pass the
+// limit); an event may reach it a moment after the change, from whichever
+// goroutine of the queue delivers it, and all have been delivered when
+// Close or Drain returns. [WithClock] replaces the wall clock used for
+// aging, idle timeouts and event times, so that a simulation can run in
+// scaled or paused time.
 //
 // core imports only the standard library and runs unchanged on servers and
 // in WebAssembly.

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -996,7 +997,7 @@ func (e *engine) fire(w *watch) {
 
 // numSet hands out the smallest free number: worker slots, or key lanes.
 type numSet struct {
-	free []int // a min-heap
+	free intHeap
 	next int
 }
 
@@ -1008,25 +1009,7 @@ func (s *numSet) take(use bool) int {
 		s.next++
 		return s.next - 1
 	}
-	n := s.free[0]
-	last := len(s.free) - 1
-	s.free[0] = s.free[last]
-	s.free = s.free[:last]
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= last {
-			break
-		}
-		if c+1 < last && s.free[c+1] < s.free[c] {
-			c++
-		}
-		if s.free[i] <= s.free[c] {
-			break
-		}
-		s.free[i], s.free[c] = s.free[c], s.free[i]
-		i = c
-	}
-	return n
+	return heap.Pop(&s.free).(int)
 }
 
 func (s *numSet) put(n int, use bool) {
@@ -1037,15 +1020,20 @@ func (s *numSet) put(n int, use bool) {
 		*s = numSet{} // every number is free: start again, holding nothing
 		return
 	}
-	s.free = append(s.free, n)
-	for i := len(s.free) - 1; i > 0; {
-		p := (i - 1) / 2
-		if s.free[p] <= s.free[i] {
-			break
-		}
-		s.free[i], s.free[p] = s.free[p], s.free[i]
-		i = p
-	}
+	heap.Push(&s.free, n)
+}
+
+type intHeap []int
+
+func (h intHeap) Len() int           { return len(h) }
+func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *intHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 func checkCtx(ctx context.Context, what string) {

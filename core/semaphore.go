@@ -1,6 +1,7 @@
 package core
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -235,7 +236,7 @@ func (s *Semaphore) emitGranted(n int64, p Priority, name string) uint64 {
 
 func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int64, p Priority, name string) (uint64, error) {
 	s.lock()
-	if s.queue.len() == 0 && s.room() >= n {
+	if s.queue.Len() == 0 && s.room() >= n {
 		s.cur += n
 		s.unlock()
 		if s.cfg.observer != nil {
@@ -247,7 +248,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 	if w == nil {
 		w = &waiter{ready: make(chan struct{}, 1)}
 	}
-	w.n, w.prio, w.seq, w.key, w.granted = n, p, s.seq, 0, false
+	w.n, w.prio, w.seq, w.key, w.granted = n, p, s.seq, -int64(p), false
 	s.seq++
 	if s.cfg.aging > 0 {
 		w.key = agingKey(s.cfg.clock.Now().Sub(s.epoch), p, s.cfg.aging)
@@ -255,7 +256,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 	if n > s.lim {
 		s.park(w)
 	} else {
-		s.queue.push(w, s.cfg.aging > 0)
+		heap.Push(&s.queue, w)
 		// A higher priority than the head's makes w the head, and it may
 		// fit where the old head did not.
 		s.notify()
@@ -291,7 +292,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 			<-w.ready
 			s.releaseHeld(n)
 		case w.index >= 0:
-			s.queue.remove(w.index, s.cfg.aging > 0)
+			heap.Remove(&s.queue, w.index)
 			s.notify()
 			s.unlock()
 		default:
@@ -353,7 +354,7 @@ func (s *Semaphore) TryAcquire(n int64) bool {
 		}
 	}
 	s.lock()
-	ok := s.queue.len() == 0 && s.room() >= n
+	ok := s.queue.Len() == 0 && s.room() >= n
 	if ok {
 		s.cur += n
 	}
@@ -459,7 +460,6 @@ func (s *Semaphore) SetLimit(n int64) {
 	if n < 0 {
 		panic(fmt.Sprintf("core: semaphore limit %d is negative", n))
 	}
-	aging := s.cfg.aging > 0
 	s.lock()
 	// A new generation: lock-free acquires that loaded the count before
 	// this call cannot swap it under the new limit.
@@ -485,7 +485,7 @@ func (s *Semaphore) SetLimit(n int64) {
 		kept := s.parked[:0]
 		for _, w := range s.parked {
 			if w.n <= n {
-				s.queue.push(w, aging)
+				heap.Push(&s.queue, w)
 			} else {
 				kept = append(kept, w)
 			}
@@ -499,7 +499,7 @@ func (s *Semaphore) SetLimit(n int64) {
 			if w.n > n {
 				s.park(w)
 			} else {
-				s.queue.push(w, aging)
+				heap.Push(&s.queue, w)
 			}
 		}
 	}
@@ -517,7 +517,7 @@ func (s *Semaphore) Stats() SemaphoreStats {
 	st := SemaphoreStats{
 		Limit:    s.lim,
 		InUse:    s.cur,
-		Waiters:  s.queue.len() + len(s.parked),
+		Waiters:  s.queue.Len() + len(s.parked),
 		Canceled: s.canceled.Load(),
 	}
 	s.unlock()
@@ -539,7 +539,7 @@ func (s *Semaphore) lock() {
 // a limit below fastLimit, 0 <= cur <= lim), storing the count with the
 // current generation, and releases mu. Otherwise state stays locked.
 func (s *Semaphore) unlock() {
-	if s.queue.len() == 0 && s.cfg.observer == nil && s.lim < fastLimit && uint64(s.cur) <= uint64(s.lim) {
+	if s.queue.Len() == 0 && s.cfg.observer == nil && s.lim < fastLimit && uint64(s.cur) <= uint64(s.lim) {
 		s.state.Store(s.cur<<genBits | int64(s.resizes&genMask))
 		s.locked = false
 	}
@@ -559,14 +559,13 @@ func (s *Semaphore) room() int64 {
 // fit. It stops at the first that does not, so that large requests are not
 // starved by smaller ones behind them. Callers hold mu, in locked mode.
 func (s *Semaphore) notify() {
-	aging := s.cfg.aging > 0
-	for s.queue.len() > 0 {
+	for s.queue.Len() > 0 {
 		w := s.queue.ws[0]
 		if s.room() < w.n {
 			return
 		}
 		s.cur += w.n
-		s.queue.remove(0, aging)
+		heap.Pop(&s.queue)
 		w.granted = true
 		w.ready <- struct{}{} // never blocks: one grant per wait, into a buffer of one
 	}
@@ -615,85 +614,38 @@ func agingKey(arrival time.Duration, p Priority, d time.Duration) int64 {
 type waiter struct {
 	n       int64
 	prio    Priority
-	key     int64 // aging key; used only with WithAging
+	key     int64 // the aging key with WithAging, else -prio: lower goes first
 	seq     uint64
 	index   int           // position in the heap, or -1 when parked
 	granted bool          // tokens were handed over; guarded by mu
 	ready   chan struct{} // receives the grant; one slot, so that granting never blocks
 }
 
-// waiterHeap is a binary heap of waiters, best first: by aging key when
-// aging, else by priority, then arrival.
+// waiterHeap is a heap of waiters (container/heap), best first: lowest
+// key, then earliest arrival. The key is the aging key with WithAging, and
+// the priority negated without.
 type waiterHeap struct{ ws []*waiter }
 
-func (h *waiterHeap) len() int { return len(h.ws) }
-
-func (h *waiterHeap) less(a, b *waiter, aging bool) bool {
-	if aging {
-		if a.key != b.key {
-			return a.key < b.key
-		}
-	} else if a.prio != b.prio {
-		return a.prio > b.prio
-	}
-	return a.seq < b.seq
+func (h *waiterHeap) Len() int { return len(h.ws) }
+func (h *waiterHeap) Less(i, j int) bool {
+	a, b := h.ws[i], h.ws[j]
+	return a.key < b.key || a.key == b.key && a.seq < b.seq
 }
-
-func (h *waiterHeap) push(w *waiter, aging bool) {
-	w.index = len(h.ws)
-	h.ws = append(h.ws, w)
-	h.up(w.index, aging)
-}
-
-func (h *waiterHeap) remove(i int, aging bool) {
-	w := h.ws[i]
-	last := len(h.ws) - 1
-	if i != last {
-		h.swap(i, last)
-	}
-	h.ws[last] = nil
-	h.ws = h.ws[:last]
-	if i != last {
-		if !h.down(i, aging) {
-			h.up(i, aging)
-		}
-	}
-	w.index = -1
-}
-
-func (h *waiterHeap) swap(i, j int) {
+func (h *waiterHeap) Swap(i, j int) {
 	h.ws[i], h.ws[j] = h.ws[j], h.ws[i]
 	h.ws[i].index = i
 	h.ws[j].index = j
 }
-
-func (h *waiterHeap) up(i int, aging bool) {
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !h.less(h.ws[i], h.ws[parent], aging) {
-			return
-		}
-		h.swap(i, parent)
-		i = parent
-	}
+func (h *waiterHeap) Push(x any) {
+	w := x.(*waiter)
+	w.index = len(h.ws)
+	h.ws = append(h.ws, w)
 }
-
-func (h *waiterHeap) down(i int, aging bool) bool {
-	start := i
-	for {
-		l := 2*i + 1
-		if l >= len(h.ws) {
-			break
-		}
-		best := l
-		if r := l + 1; r < len(h.ws) && h.less(h.ws[r], h.ws[l], aging) {
-			best = r
-		}
-		if !h.less(h.ws[best], h.ws[i], aging) {
-			break
-		}
-		h.swap(i, best)
-		i = best
-	}
-	return i > start
+func (h *waiterHeap) Pop() any {
+	last := len(h.ws) - 1
+	w := h.ws[last]
+	h.ws[last] = nil
+	h.ws = h.ws[:last]
+	w.index = -1
+	return w
 }

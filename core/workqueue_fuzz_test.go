@@ -491,7 +491,6 @@ type fqTask struct {
 	floating bool // admitted from the room queue during this step
 	waiting  int  // want a Waiting event: 1 yes, 0 no, -1 either
 	ambig    bool // its call waited for room as its context ended: accepted or not
-	bare     bool // submitted by Go as a bare task
 
 	final core.TaskState // once done
 	err   error          // once done or refused: its error
@@ -697,16 +696,15 @@ var fqSeeds = [][]byte{
 	{1, 1, 0, 0,
 		fqOpSubmit, 3, 2, 1, fqOpSubmit, 3, 4, 2, 1, fqOpSubmit, 3, 1, 1, fqOpSubmit, 3, 1, 1, fqOpDo, 1, 1, 3,
 		fqOpClose, fqOpSleep, 3, fqOpGate, 0},
-	// Bare tasks: runs of them, a blocked one holding its run, a higher
+	// Go with Background: many at one priority, a blocked one, a higher
 	// priority, a lower one, a shrink, a panic, then Close.
 	{1, 0, 0, 0,
 		fqOpGo, 3, 1, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1,
 		fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 1, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1,
 		fqOpGo, 3, 0, 0, fqOpGo, 3, 0, 0, fqOpGo, 3, 1, 2, fqOpGo, 3, 10, 1, fqOpGate, 0, fqOpGo, 3, 0, 1,
 		fqOpGate, 0, fqOpResize, 0, fqOpGo, 3, 0, 1, fqOpGate, 0, fqOpClose},
-	// A run of bare tasks held by a blocked one, and a higher priority
-	// arriving meanwhile (the order within a step is for
-	// TestWorkQueueGoBatches to check: see settle).
+	// Go with Background behind a blocked one, and a higher priority
+	// arriving meanwhile.
 	{0, 0, 0, 0,
 		fqOpGo, 3, 1, 1,
 		fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1, fqOpGo, 3, 0, 1,
@@ -935,9 +933,6 @@ func (m *fqModel) submit(r *fzReader, code int) {
 	m.tasks = append(m.tasks, u)
 	m.byJob[j] = u
 	opts := []core.TaskOption{core.WithName(j.name), core.WithPriority(u.prio)}
-	// A bare task, which a worker may take in a run with others: see
-	// settle.
-	u.bare = call == fqGo && g == nil && m.ev == nil && !m.outs
 	m.did = fmt.Sprintf("%v %s (how %d, end %d, prio %d)", [...]string{"Submit", "TrySubmit", "Do", "Go"}[call], j.name, j.how, j.end, u.prio)
 
 	// The model first.
@@ -1180,12 +1175,9 @@ func (m *fqModel) settle() {
 	// began, must come before those still pending. Tasks let in from the
 	// room queue during the step may have been queued after others were
 	// taken: they are not held to it.
-	//
-	// A bare task may wait in another worker's run while a later task of
-	// its priority starts: it is not held to it either.
 	for _, u := range started {
 		for _, v := range ahead {
-			if v.state == fqPending && fqAhead(v, u) && !(v.bare && v.prio == u.prio) {
+			if v.state == fqPending && fqAhead(v, u) {
 				m.fail("%s (priority %d) started while %s (priority %d), ahead of it, stayed pending", u.job.name, u.prio, v.job.name, v.prio)
 			}
 		}

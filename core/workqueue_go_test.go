@@ -147,7 +147,7 @@ func TestWorkQueueGo(t *testing.T) {
 			}
 		})
 	})
-	t.Run("a context that can end takes the task path", func(t *testing.T) {
+	t.Run("a context that can end cancels its tasks", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			q := core.NewWorkQueue(1)
 			defer q.Close()
@@ -209,11 +209,10 @@ func TestWorkQueueGo(t *testing.T) {
 	})
 }
 
-// TestWorkQueueGoBatches covers the runs of bare tasks a worker takes at
-// once: they give way to higher priorities, to idle workers, and to Close,
-// and lose nothing. Under synctest the clock stands still, so every run
-// counts as quick and runs grow to their largest.
-func TestWorkQueueGoBatches(t *testing.T) {
+// TestWorkQueueGoOrder covers many short tasks submitted with Go: they
+// give way to higher priorities, keep every worker busy, end with Close,
+// and lose nothing.
+func TestWorkQueueGoOrder(t *testing.T) {
 	ctx := context.Background()
 	t.Run("a higher priority goes first", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
@@ -247,7 +246,7 @@ func TestWorkQueueGoBatches(t *testing.T) {
 			}
 		})
 	})
-	t.Run("a run of higher priority goes before queued lower ones", func(t *testing.T) {
+	t.Run("a higher priority goes before queued lower ones", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			q := core.NewWorkQueue(2)
 			defer q.Close()
@@ -268,8 +267,8 @@ func TestWorkQueueGoBatches(t *testing.T) {
 					return nil
 				}
 			}
-			// One worker runs the High tasks in growing runs and blocks
-			// in one, holding the rest of its run; the Low ones queue.
+			// One worker runs the High tasks and blocks in one; the Low
+			// ones queue.
 			for i := range 32 {
 				q.Go(ctx, add(fmt.Sprintf("high-%d", i), i == 20), core.WithPriority(core.High))
 			}
@@ -277,7 +276,7 @@ func TestWorkQueueGoBatches(t *testing.T) {
 				q.Go(ctx, add(fmt.Sprintf("low-%d", i), false), core.WithPriority(core.Low))
 			}
 			synctest.Wait()
-			close(g.release) // a free worker: High tasks first, from the run
+			close(g.release) // a free worker: High tasks first
 			synctest.Wait()
 			close(hold)
 			q.Drain(ctx)
@@ -297,7 +296,7 @@ func TestWorkQueueGoBatches(t *testing.T) {
 			}
 		})
 	})
-	t.Run("an idle worker takes from another's run", func(t *testing.T) {
+	t.Run("an idle worker takes the next task", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			q := core.NewWorkQueue(2)
 			defer q.Close()
@@ -325,7 +324,7 @@ func TestWorkQueueGoBatches(t *testing.T) {
 			}
 		})
 	})
-	t.Run("Close cancels what runs hold", func(t *testing.T) {
+	t.Run("Close cancels what is queued", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			q := core.NewWorkQueue(1)
 			blocked := make(chan struct{})
@@ -352,7 +351,7 @@ func TestWorkQueueGoBatches(t *testing.T) {
 			}
 		})
 	})
-	t.Run("a shrink stops runs", func(t *testing.T) {
+	t.Run("a shrink stops further starts", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			q := core.NewWorkQueue(4)
 			defer q.Close()
@@ -464,7 +463,7 @@ func TestWorkQueueGoStress(t *testing.T) {
 			}
 			stop := make(chan struct{})
 			checked := make(chan struct{})
-			go func() { // Stats adds up at every moment, runs included
+			go func() { // Stats adds up at every moment
 				defer close(checked)
 				for {
 					select {
