@@ -94,8 +94,6 @@ type room struct {
 // slotFree reports whether a task could take a slot now.
 func (e *engine) slotFree() bool { return e.limit == 0 || e.active < e.limit }
 
-// ---- accepting ----
-
 // submit accepts t, waiting for room if block is set, and queues it or
 // starts it. On error the queue is unchanged.
 func (e *engine) submit(ctx context.Context, t *Task, block bool) error {
@@ -259,8 +257,6 @@ func (e *engine) watchPendingLocked(t *Task) {
 	}
 }
 
-// ---- running ----
-
 // spawnLocked starts a worker for each pending task a free slot allows.
 func (e *engine) spawnLocked() {
 	for e.state < engStopped && e.slotFree() {
@@ -291,7 +287,7 @@ func (e *engine) takeLocked(slot int) *Task {
 		} else {
 			t.slot = slot
 		}
-		if e.grantable() {
+		if len(e.rooms) > 0 {
 			e.grantLocked()
 		}
 		if e.sem != nil || e.beginLocked(t) {
@@ -301,8 +297,6 @@ func (e *engine) takeLocked(slot int) *Task {
 		e.endLocked(t, TaskCanceled, t.cause())
 	}
 }
-
-func (e *engine) grantable() bool { return len(e.rooms) > 0 }
 
 // beginLocked moves the taken task t to running, unless it was canceled
 // as it was taken.
@@ -316,7 +310,7 @@ func (e *engine) beginLocked(t *Task) bool {
 	e.nrunning++
 	e.maxRunning = max(e.maxRunning, e.nrunning)
 	e.ev(Started, t, nil)
-	if t.lane != nil && e.grantable() {
+	if t.lane != nil && len(e.rooms) > 0 {
 		e.grantLocked() // a lane's pending count fell
 	}
 	return true
@@ -398,10 +392,7 @@ func (e *engine) leaveOrNextLocked(slot int) *Task {
 		e.maybeStopLocked()
 		return nil
 	}
-	e.active--
-	e.nums.put(slot, e.keys == nil)
-	e.spawnLocked()
-	e.maybeStopLocked()
+	e.leaveLocked(slot)
 	return nil
 }
 
@@ -429,12 +420,7 @@ func (e *engine) goexit(t *Task, slot bool) {
 	tok := t.token
 	t.token = false
 	if slot {
-		e.active--
-		if e.keys == nil {
-			e.nums.put(t.slot, true)
-		}
-		e.spawnLocked()
-		e.maybeStopLocked()
+		e.leaveLocked(t.slot)
 	}
 	e.unlock()
 	if tok {
@@ -503,7 +489,7 @@ func (e *engine) endLocked(t *Task, state TaskState, err error) {
 	if wasActive {
 		e.keys.nextLocked(t.lane)
 	}
-	if e.grantable() {
+	if len(e.rooms) > 0 {
 		e.grantLocked()
 	}
 }
@@ -545,8 +531,6 @@ func (e *engine) cancel(t *Task, why uint32) {
 	}
 	e.unlock()
 }
-
-// ---- Do, nested calls and helping waits ----
 
 // do runs t as Do does: nested in the caller's slot, inline on the calling
 // goroutine when a slot is free and nothing waits, or through the queue.
@@ -615,7 +599,7 @@ func (e *engine) runInline(t *Task) error {
 	return err
 }
 
-// leaveLocked gives up a slot held by a Do call.
+// leaveLocked gives up a slot: a worker's, or a Do call's.
 func (e *engine) leaveLocked(slot int) {
 	e.active--
 	e.nums.put(slot, e.keys == nil)
@@ -696,7 +680,7 @@ func (e *engine) helpWait(ctx context.Context, t *Task) {
 	}
 	e.pending.remove(t)
 	e.queued--
-	if e.grantable() {
+	if len(e.rooms) > 0 {
 		e.grantLocked()
 	}
 	t.slot = c.slot
@@ -710,8 +694,6 @@ func (e *engine) helpWait(ctx context.Context, t *Task) {
 	e.unlock()
 	e.runBorrowed(t)
 }
-
-// ---- resizing, stopping, stats ----
 
 func (e *engine) setLimit(n int) {
 	e.mu.Lock()
@@ -817,8 +799,6 @@ func (e *engine) stats() QueueStats {
 	return st
 }
 
-// ---- events ----
-
 // ev appends an event for t (nil for queue events) if there is an
 // observer.
 func (e *engine) ev(kind EventKind, t *Task, err error) {
@@ -852,23 +832,21 @@ func (e *engine) laneEv(kind EventKind, l *lane) {
 // tasks', and the arming and stopping of watches (their context may be a
 // task's of this very queue).
 func (e *engine) unlock() {
-	if len(e.post) > 0 {
-		post := e.post
-		e.post = nil
-		e.unlockEvents()
-		for _, f := range post {
-			f()
-		}
-		return
-	}
-	e.unlockEvents()
-}
-
-func (e *engine) unlockEvents() {
+	post := e.post
+	e.post = nil
 	if len(e.events) == 0 || e.emitting {
 		e.mu.Unlock()
-		return
+	} else {
+		e.deliver()
 	}
+	for _, f := range post {
+		f()
+	}
+}
+
+// deliver hands the events to the observer until there are none, then
+// releases e.mu.
+func (e *engine) deliver() {
 	e.emitting = true
 	for len(e.events) > 0 {
 		evs := e.events
@@ -888,8 +866,6 @@ func (e *engine) unlockEvents() {
 	}
 	e.mu.Unlock()
 }
-
-// ---- watches ----
 
 // watch lists the tasks whose submitter's context has one Done channel,
 // and cancels them when it ends. A task is listed while it waits in the
@@ -992,8 +968,6 @@ func (e *engine) fire(w *watch) {
 	e.maybeStopLocked()
 	e.unlock()
 }
-
-// ---- slot numbers ----
 
 // numSet hands out the smallest free number: worker slots, or key lanes.
 type numSet struct {

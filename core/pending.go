@@ -65,12 +65,13 @@ func (l *level) grow() {
 	l.ring = ring
 }
 
-// peek returns the next task without removing it, or nil.
-func (p *pendingQueue) peek() *Task {
+// pop removes and returns the next task, or nil.
+func (p *pendingQueue) pop() *Task {
 	for len(p.levels) > 0 {
 		l := p.levels[0]
 		for ; l.head < l.tail; l.head++ {
 			if t := l.ring[l.head&uint64(len(l.ring)-1)]; t != nil {
+				p.remove(t)
 				return t
 			}
 		}
@@ -90,15 +91,6 @@ func (l *level) reset() {
 	if len(l.ring) > 1024 {
 		l.ring = nil
 	}
-}
-
-// pop removes and returns the next task, or nil.
-func (p *pendingQueue) pop() *Task {
-	t := p.peek()
-	if t != nil {
-		p.remove(t)
-	}
-	return t
 }
 
 // remove takes t, which is queued, out of the queue.

@@ -535,11 +535,11 @@ func (s *Semaphore) lock() {
 	}
 }
 
-// unlock returns to fast mode when it can (no waiter queued, no observer,
-// a limit below fastLimit, 0 <= cur <= lim), storing the count with the
-// current generation, and releases mu. Otherwise state stays locked.
+// unlock returns to fast mode when it can (no waiter queued, a limit
+// below fastLimit, 0 <= cur <= lim), storing the count with the current
+// generation, and releases mu. Otherwise state stays locked.
 func (s *Semaphore) unlock() {
-	if s.queue.Len() == 0 && s.cfg.observer == nil && s.lim < fastLimit && uint64(s.cur) <= uint64(s.lim) {
+	if s.queue.Len() == 0 && s.lim < fastLimit && uint64(s.cur) <= uint64(s.lim) {
 		s.state.Store(s.cur<<genBits | int64(s.resizes&genMask))
 		s.locked = false
 	}

@@ -80,22 +80,20 @@ type Task struct {
 	why   atomic.Uint32 // notDone, doneCanceled or doneParent
 
 	// Guarded by e.mu.
-	at         uint8
-	token      bool          // holds a token of the engine's Semaphore
-	err        error         // the outcome, once terminal
-	done       chan struct{} // closed when the context is done; made on first need
-	ended      chan struct{} // closed when terminal; made on first need
-	afters     []afterFunc   // from AfterFunc
-	enq        time.Duration // when it was accepted, on the engine's clock, if it waited
-	level      *level        // its level in the pending queue, while atQueued
-	pos        uint64        // its slot in level.ring
-	next       *Task         // in its lane's backlog
-	w          *watch        // the watch it is listed in, if any
-	wprev      *Task
-	wnext      *Task
-	afterSeq   uint32
-	nested     bool // runs in its caller's slot
-	unobserved bool // its Enqueued event was not reported (a nested Do's task)
+	at       uint8
+	token    bool          // holds a token of the engine's Semaphore
+	err      error         // the outcome, once terminal
+	done     chan struct{} // closed when the context is done; made on first need
+	ended    chan struct{} // closed when terminal; made on first need
+	afters   []afterFunc   // from AfterFunc
+	enq      time.Duration // when it was accepted, on the engine's clock, if it waited
+	level    *level        // its level in the pending queue, while atQueued
+	pos      uint64        // its slot in level.ring
+	next     *Task         // in its lane's backlog
+	w        *watch        // the watch it is listed in, if any
+	wprev    *Task
+	wnext    *Task
+	afterSeq uint32
 }
 
 type afterFunc struct {

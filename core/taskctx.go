@@ -93,12 +93,3 @@ func (c *taskCtx) AfterFunc(f func()) func() bool {
 		return false
 	}
 }
-
-func (c *taskCtx) String() string { return "core.Task(" + contextName(c.parent) + ")" }
-
-func contextName(ctx context.Context) string {
-	if s, ok := ctx.(interface{ String() string }); ok {
-		return s.String()
-	}
-	return "context"
-}
