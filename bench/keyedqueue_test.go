@@ -144,12 +144,17 @@ func (r *evictionRun) submit(i int) {
 	}
 }
 
-// evictAll waits for every task to end, then lets every lane time out and
-// waits for them to be evicted.
-func (r *evictionRun) evictAll() {
+// waitIdle waits for every task to end.
+func (r *evictionRun) waitIdle() {
 	for st := r.q.Stats(); st.Pending+st.Running > 0; st = r.q.Stats() {
 		runtime.Gosched()
 	}
+}
+
+// evictAll waits for every task to end, then lets every lane time out and
+// waits for them to be evicted.
+func (r *evictionRun) evictAll() {
+	r.waitIdle()
 	r.clk.advance(evictionTimeout)
 	for r.q.Stats().Lanes > 0 {
 		runtime.Gosched()
@@ -166,22 +171,25 @@ func liveHeap() int64 {
 }
 
 // manualClock is a core.Clock whose time moves only when advance is
-// called; due timers then run, each on its own goroutine.
+// called. It keeps only the timers that are set, so that what it holds
+// does not grow with the timers a run has made.
 type manualClock struct {
 	mu     sync.Mutex
 	now    time.Time
-	timers []*manualTimer
+	timers map[*manualTimer]struct{} // the set ones
 }
 
 type manualTimer struct {
 	clk  *manualClock
 	when time.Time
 	f    func()
-	on   bool
 }
 
 func newManualClock() *manualClock {
-	return &manualClock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	return &manualClock{
+		now:    time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+		timers: map[*manualTimer]struct{}{},
+	}
 }
 
 func (c *manualClock) Now() time.Time {
@@ -193,43 +201,48 @@ func (c *manualClock) Now() time.Time {
 func (c *manualClock) AfterFunc(d time.Duration, f func()) core.Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := &manualTimer{clk: c, when: c.now.Add(d), f: f, on: true}
-	c.timers = append(c.timers, t)
+	t := &manualTimer{clk: c, when: c.now.Add(d), f: f}
+	c.timers[t] = struct{}{}
 	return t
 }
 
-// advance moves the time on by d and runs the timers that are due, and
-// waits for them to return.
+// advance moves the time on by d, then runs the timers that are due, one
+// after another on the calling goroutine (never inside AfterFunc, as
+// core.Clock requires), and returns once they have. The timers left are
+// moved to a new map, since a map never gives back the room of the
+// entries deleted from it.
 func (c *manualClock) advance(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
 	var due []func()
-	for _, t := range c.timers {
-		if t.on && !t.when.After(c.now) {
-			t.on = false
+	left := map[*manualTimer]struct{}{}
+	for t := range c.timers {
+		if t.when.After(c.now) {
+			left[t] = struct{}{}
+		} else {
 			due = append(due, t.f)
 		}
 	}
+	c.timers = left
 	c.mu.Unlock()
-	var wg sync.WaitGroup
 	for _, f := range due {
-		wg.Go(f)
+		f()
 	}
-	wg.Wait()
 }
 
 func (t *manualTimer) Stop() bool {
 	t.clk.mu.Lock()
 	defer t.clk.mu.Unlock()
-	was := t.on
-	t.on = false
+	_, was := t.clk.timers[t]
+	delete(t.clk.timers, t)
 	return was
 }
 
 func (t *manualTimer) Reset(d time.Duration) bool {
 	t.clk.mu.Lock()
 	defer t.clk.mu.Unlock()
-	was := t.on
-	t.when, t.on = t.clk.now.Add(d), true
+	_, was := t.clk.timers[t]
+	t.when = t.clk.now.Add(d)
+	t.clk.timers[t] = struct{}{}
 	return was
 }

@@ -3,6 +3,8 @@ package bench_test
 import (
 	"context"
 	"runtime"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -83,6 +85,16 @@ func BenchmarkSemaphore(b *testing.B) {
 				s.Release(1)
 			}
 		})
+		b.Run("sluice-observed", func(b *testing.B) {
+			s := core.NewSemaphore(1, core.WithObserver(func(core.Event) {}))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := s.Acquire(ctx, 1); err != nil {
+					b.Fatal(err)
+				}
+				s.Release(1)
+			}
+		})
 		b.Run("xsync", func(b *testing.B) {
 			s := semaphore.NewWeighted(1)
 			b.ReportAllocs()
@@ -148,4 +160,85 @@ func contend(b *testing.B, op func(g int) error) {
 			}
 		}
 	})
+}
+
+// BenchmarkSemaphoreHold measures a semaphore under contention on real
+// work: at limit 1 and 4, 2, 8, 64 or 1,024 goroutines each loop on
+// Acquire(1), a ~1 µs spin while holding the token, and Release(1). One op
+// is one such turn, by any goroutine; ns/op is wall time per turn.
+//
+//   - sluice: core.Semaphore.
+//   - sluice-observed: the same with WithObserver(func(core.Event){}).
+//   - xsync: golang.org/x/sync/semaphore.Weighted.
+func BenchmarkSemaphoreHold(b *testing.B) {
+	ctx := context.Background()
+	impls := []struct {
+		name string
+		new  func(n int64) weighted
+	}{
+		{"sluice", func(n int64) weighted { return core.NewSemaphore(n) }},
+		{"sluice-observed", func(n int64) weighted {
+			return core.NewSemaphore(n, core.WithObserver(func(core.Event) {}))
+		}},
+		{"xsync", func(n int64) weighted { return semaphore.NewWeighted(n) }},
+	}
+	for _, limit := range []int64{1, 4} {
+		b.Run("limit="+strconv.FormatInt(limit, 10), func(b *testing.B) {
+			for _, g := range []int{2, 8, 64, 1024} {
+				b.Run("goroutines="+strconv.Itoa(g), func(b *testing.B) {
+					for _, impl := range impls {
+						b.Run(impl.name, func(b *testing.B) {
+							work := spinFor(spinShort)
+							s := impl.new(limit)
+							hold(b, g, func() error {
+								if err := s.Acquire(ctx, 1); err != nil {
+									return err
+								}
+								work()
+								s.Release(1)
+								return nil
+							})
+						})
+					}
+				})
+			}
+		})
+	}
+}
+
+// hold runs turn b.N times in all from g goroutines, started before the
+// timing begins and released at once.
+func hold(b *testing.B, g int, turn func() error) {
+	b.ReportAllocs()
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	start := make(chan struct{})
+	var ready, done sync.WaitGroup
+	errc := make(chan error, 1) // the first failure; later ones are dropped
+	for range g {
+		ready.Add(1)
+		done.Go(func() {
+			ready.Done()
+			<-start
+			for left.Add(-1) >= 0 {
+				if err := turn(); err != nil {
+					select {
+					case errc <- err:
+					default:
+					}
+					return
+				}
+			}
+		})
+	}
+	ready.Wait()
+	b.ResetTimer()
+	close(start)
+	done.Wait()
+	b.StopTimer()
+	select {
+	case err := <-errc:
+		b.Fatal(err)
+	default:
+	}
 }

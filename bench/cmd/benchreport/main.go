@@ -1,6 +1,8 @@
 // Command benchreport turns one run of the bench module's benchmarks into
-// BENCHMARKS.md: the machine, the commands, the benchstat table, and each of
-// Sluice's speed targets with its measured ratio and a plain pass or miss.
+// BENCHMARKS.md: the machine, the commands, a table of Sluice's targets on
+// real work (workload, core's figure, the peer's, their ratio, the bound, a
+// plain pass or miss), what the work took, why each miss is missed, the
+// earlier targets on empty tasks as a footnote, and the benchstat table.
 //
 // Usage:
 //
@@ -47,17 +49,25 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	report := render(run, targets, string(table), *cmd)
+	report := render(run, targets, emptyTargets, string(table), *cmd)
 	if err := os.WriteFile(*out, []byte(report), 0o644); err != nil {
 		log.Fatal(err)
 	}
-	misses := 0
-	for _, t := range targets {
-		if r := t.eval(run); r.status == "miss" {
-			misses++
+	count := func(ts []target) (bounded, misses int) {
+		for _, t := range ts {
+			switch t.eval(run).status {
+			case "info":
+				continue
+			case "miss":
+				misses++
+			}
+			bounded++
 		}
+		return bounded, misses
 	}
-	fmt.Printf("benchreport: wrote %s (%d targets, %d missed)\n", *out, len(targets), misses)
+	n, m := count(targets)
+	fn, fm := count(emptyTargets)
+	fmt.Printf("benchreport: wrote %s (%d targets on real work, %d missed; %d on empty tasks, %d missed)\n", *out, n, m, fn, fm)
 }
 
 // run holds the mean of each metric of each benchmark, keyed by the
@@ -128,18 +138,19 @@ func median(vs []float64) float64 {
 
 // target is one of the speed or memory targets the issues set.
 type target struct {
-	what  string   // the target in words
+	what  string   // the workload and what is measured, in words
 	bench string   // the benchmark measured
 	peers []string // compared against the best (lowest) of these; none: absolute
 	unit  string   // the metric compared
 	max   float64  // the ratio (or, without peers, the value) must be at most this
+	info  bool     // reported without a bound: no pass or miss
 	miss  string   // why the target is missed when it is, for the report
 }
 
 type result struct {
 	value, base float64
 	peer        string
-	status      string // pass, miss, or missing
+	status      string // pass, miss, info, or missing
 }
 
 func (t target) eval(r run) result {
@@ -148,7 +159,7 @@ func (t target) eval(r run) result {
 		return result{status: "missing"}
 	}
 	if len(t.peers) == 0 {
-		return result{value: v, status: passOrMiss(v <= t.max+1e-9)}
+		return result{value: v, status: t.passOrMiss(v <= t.max+1e-9)}
 	}
 	res := result{value: v, base: math.Inf(1), status: "missing"}
 	for _, p := range t.peers {
@@ -160,21 +171,37 @@ func (t target) eval(r run) result {
 		return res
 	}
 	if res.base == 0 {
-		res.status = passOrMiss(v == 0)
+		res.status = t.passOrMiss(v == 0)
 		return res
 	}
-	res.status = passOrMiss(v/res.base <= t.max+1e-9)
+	res.status = t.passOrMiss(v/res.base <= t.max+1e-9)
 	return res
 }
 
-func passOrMiss(ok bool) string {
-	if ok {
+func (t target) passOrMiss(ok bool) string {
+	switch {
+	case t.info:
+		return "info"
+	case ok:
 		return "pass"
+	default:
+		return "miss"
 	}
-	return "miss"
 }
 
-func render(r run, ts []target, table, cmd string) string {
+// bound is the target in words, for the table.
+func (t target) bound() string {
+	switch {
+	case t.info:
+		return "—"
+	case len(t.peers) == 0:
+		return fmt.Sprintf("≤ %s %s", num(t.max), t.unit)
+	default:
+		return fmt.Sprintf("≤ %.1fx", t.max)
+	}
+}
+
+func render(r run, ts, footnote []target, table, cmd string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Benchmarks\n\n")
 	fmt.Fprintf(&b, "Written by `make bench` on %s. Every figure below comes from one run of\n", time.Now().UTC().Format("2006-01-02"))
@@ -187,35 +214,98 @@ func render(r run, ts []target, table, cmd string) string {
 	if cmd != "" {
 		fmt.Fprintf(&b, "## Commands\n\n```\n%s\n```\n\n", strings.TrimSpace(cmd))
 	}
-	fmt.Fprintf(&b, "## Targets\n\n| target | measured | against | ratio | bound | result |\n|---|---|---|---|---|---|\n")
-	for _, t := range ts {
-		res := t.eval(r)
-		switch {
-		case res.status == "missing":
-			fmt.Fprintf(&b, "| %s | `%s` not in this run | | | | missing |\n", t.what, t.bench)
-		case len(t.peers) == 0:
-			fmt.Fprintf(&b, "| %s | %s %s | | | ≤ %s | %s |\n", t.what, num(res.value), t.unit, num(t.max), res.status)
-		default:
-			ratio := "n/a"
-			if res.base != 0 {
-				ratio = fmt.Sprintf("%.2fx", res.value/res.base)
-			}
-			fmt.Fprintf(&b, "| %s | %s %s | `%s` %s | %s | ≤ %sx | %s |\n", t.what, num(res.value), t.unit, res.peer, num(res.base), ratio, num(t.max), res.status)
-		}
-	}
+	fmt.Fprintf(&b, "## Targets on real work\n\n")
+	fmt.Fprintf(&b, "Tasks spin for a calibrated ~1 µs or ~20 µs, or sleep 200 µs (see [The work](#the-work));\n")
+	fmt.Fprintf(&b, "in `Tasks`, one op is one task. A row marked info has no bound. The benchmarks' doc\n")
+	fmt.Fprintf(&b, "comments in `bench/` say exactly what each one runs.\n\n")
+	writeTable(&b, r, ts)
+	writeWork(&b, r)
 	var why []string
-	for _, t := range ts {
-		if t.eval(r).status == "miss" && t.miss != "" {
-			why = append(why, fmt.Sprintf("- **%s**: %s", t.what, t.miss))
+	for _, t := range slices.Concat(ts, footnote) {
+		if t.eval(r).status != "miss" {
+			continue
 		}
+		cause := t.miss
+		if cause == "" {
+			cause = "cause not stated yet."
+		}
+		why = append(why, fmt.Sprintf("- **%s**: %s", t.what, cause))
 	}
 	if len(why) > 0 {
 		fmt.Fprintf(&b, "\n## Why the misses\n\n%s\n", strings.Join(why, "\n"))
+	}
+	if len(footnote) > 0 {
+		fmt.Fprintf(&b, "\n## Footnote: empty tasks\n\n")
+		fmt.Fprintf(&b, "The earlier targets, on tasks and critical sections that do nothing. They time the\n")
+		fmt.Fprintf(&b, "primitives' bare overhead, which real work hides, and are kept for that alone.\n\n")
+		writeTable(&b, r, footnote)
 	}
 	if strings.TrimSpace(table) != "" {
 		fmt.Fprintf(&b, "\n## benchstat\n\n```\n%s\n```\n", strings.TrimSpace(table))
 	}
 	return b.String()
+}
+
+// writeTable writes one row per target: workload, core's figure, the
+// peer's, their ratio, the bound and the result.
+func writeTable(b *strings.Builder, r run, ts []target) {
+	fmt.Fprintf(b, "| workload | core | peer | ratio | target | result |\n|---|---|---|---|---|---|\n")
+	for _, t := range ts {
+		res := t.eval(r)
+		switch {
+		case res.status == "missing":
+			fmt.Fprintf(b, "| %s | `%s` not in this run | | | %s | missing |\n", t.what, t.bench, t.bound())
+		case len(t.peers) == 0:
+			fmt.Fprintf(b, "| %s | %s %s | | | %s | %s |\n", t.what, num(res.value), t.unit, t.bound(), res.status)
+		default:
+			ratio := "n/a"
+			if res.base != 0 {
+				ratio = fmt.Sprintf("%.2fx", res.value/res.base)
+			}
+			fmt.Fprintf(b, "| %s | %s %s | `%s` %s | %s | %s | %s |\n", t.what, num(res.value), t.unit, shortName(res.peer), num(res.base), ratio, t.bound(), res.status)
+		}
+	}
+}
+
+// writeWork writes what the work took in this run (BenchmarkWork) and how
+// loaded the open-loop runs were (BenchmarkLatency's load-%).
+func writeWork(b *strings.Builder, r run) {
+	var work, load []string
+	for _, w := range []struct{ bench, words string }{
+		{"Work/Spin1us", "~1 µs spin"}, {"Work/Spin20us", "~20 µs spin"}, {"Work/Sleep200us", "200 µs sleep"},
+	} {
+		if v, ok := r.metrics[w.bench]["ns/op"]; ok {
+			work = append(work, fmt.Sprintf("%s: %s ns", w.words, num(v)))
+		}
+	}
+	var names []string
+	for name := range r.metrics {
+		if strings.HasPrefix(name, "Latency/") {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if v, ok := r.metrics[name]["load-%"]; ok {
+			load = append(load, fmt.Sprintf("`%s` %.1f%%", shortName(name), v))
+		}
+	}
+	if len(work)+len(load) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## The work\n\n")
+	if len(work) > 0 {
+		fmt.Fprintf(b, "One task's work as timed alone in this run: %s.\n", strings.Join(work, "; "))
+	}
+	if len(load) > 0 {
+		fmt.Fprintf(b, "Load the open-loop runs reached (90%% when the machine was not busy with\n")
+		fmt.Fprintf(b, "anything else; lower means the tasks ran slower than measured just before): %s.\n", strings.Join(load, ", "))
+	}
+}
+
+// shortName is a benchmark's name without its workload: its last element.
+func shortName(bench string) string {
+	return bench[strings.LastIndex(bench, "/")+1:]
 }
 
 func num(v float64) string {

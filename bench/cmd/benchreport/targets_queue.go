@@ -1,8 +1,9 @@
 package main
 
-// queueTargets are WorkQueue's and Processor's targets. Every pool runs at
+// emptyQueueTargets are WorkQueue's and Processor's targets on empty tasks,
+// kept as a footnote to the targets on real work. Every pool runs at
 // parallelism GOMAXPROCS, and one op is one task.
-var queueTargets = []target{
+var emptyQueueTargets = []target{
 	{
 		what:  "WorkQueue throughput, submit N empty tasks then wait for all: ≤ 0.8x the best peer",
 		bench: "WorkQueue/Throughput/sluice-go",
