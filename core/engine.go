@@ -481,8 +481,8 @@ func (e *engine) endLocked(t *Task, state TaskState, err error) {
 	if t.w != nil {
 		e.unwatchLocked(t)
 	}
-	if t.ended != nil {
-		close(t.ended)
+	if t.x != nil && t.x.ended != nil {
+		close(t.x.ended)
 	}
 	e.ev(stateKinds[state], t, err)
 	t.job = nil
@@ -504,16 +504,20 @@ func (e *engine) cancelCtxLocked(t *Task, why uint32) {
 		return
 	}
 	t.why.Store(why)
-	if t.done != nil {
-		close(t.done)
+	x := t.x
+	if x == nil {
+		return
+	}
+	if x.done != nil {
+		close(x.done)
 	}
 	// Latest first, as deferred calls run: a function waiting for an
 	// earlier derived context can then not stop a later one's before it
 	// ran.
-	for i := len(t.afters) - 1; i >= 0; i-- {
-		e.post = append(e.post, t.afters[i].f)
+	for i := len(x.afters) - 1; i >= 0; i-- {
+		e.post = append(e.post, x.afters[i].f)
 	}
-	t.afters = nil
+	x.afters = nil
 }
 
 // cancel cancels t for why: a pending task ends at once, a running one has

@@ -138,7 +138,7 @@ func NewKeyedQueue[K comparable](opts ...Option) *KeyedQueue[K] {
 // running fn, if the queue is closed or draining, and ctx.Err() if ctx has
 // already ended. It panics if fn is nil.
 func (k *KeyedQueue[K]) Do(ctx context.Context, key K, fn func(context.Context) error, opts ...TaskOption) error {
-	t, err := k.submit(ctx, key, fn, opts, true, "Do")
+	t, err := k.submit(ctx, key, fn, opts, true, "KeyedQueue.Do")
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (k *KeyedQueue[K]) Do(ctx context.Context, key K, fn func(context.Context) 
 // returns [ErrClosed] if the queue is closed or draining, including while
 // waiting for room. It panics if fn is nil.
 func (k *KeyedQueue[K]) Submit(ctx context.Context, key K, fn func(context.Context) error, opts ...TaskOption) (*Task, error) {
-	return k.submit(ctx, key, fn, opts, true, "Submit")
+	return k.submit(ctx, key, fn, opts, true, "KeyedQueue.Submit")
 }
 
 // TrySubmit adds fn to key's lane like [KeyedQueue.Submit], but never
@@ -174,19 +174,18 @@ func (k *KeyedQueue[K]) Submit(ctx context.Context, key K, fn func(context.Conte
 // [Task.Cancel]. It returns [ErrClosed] if the queue is closed or draining,
 // and panics if fn is nil.
 func (k *KeyedQueue[K]) TrySubmit(key K, fn func(context.Context) error, opts ...TaskOption) (*Task, error) {
-	return k.submit(context.Background(), key, fn, opts, false, "TrySubmit")
+	return k.submit(context.Background(), key, fn, opts, false, "KeyedQueue.TrySubmit")
 }
 
 func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Context) error, opts []TaskOption, block bool, what string) (*Task, error) {
-	checkCtx(ctx, "KeyedQueue."+what)
+	checkCtx(ctx, what)
 	if fn == nil {
-		panic("core: KeyedQueue." + what + " with a nil function")
+		panic("core: " + what + " with a nil function")
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	tc := newTaskConfig(opts)
-	t := &Task{e: k.e, name: tc.name, priority: tc.priority, job: funcJob(fn), parent: ctx, pdone: ctx.Done()}
+	t := newTask(k.e, ctx, funcJob(fn), opts)
 	e := k.e
 	e.mu.Lock()
 	if e.state != engOpen {

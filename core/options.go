@@ -65,12 +65,16 @@ type taskConfig struct {
 
 func newTaskConfig(opts []TaskOption) taskConfig {
 	var t taskConfig
+	t.apply(opts)
+	return t
+}
+
+func (t *taskConfig) apply(opts []TaskOption) {
 	for _, o := range opts {
 		if o != nil {
-			o.applyTask(&t)
+			o.applyTask(t)
 		}
 	}
-	return t
 }
 
 type optionFunc func(*config)

@@ -43,10 +43,10 @@ func (j *procJob[In, Out]) run(t *Task) error {
 }
 
 func (p *Processor[In, Out]) newJob(ctx context.Context, in In, opts []TaskOption, what string) *procJob[In, Out] {
-	checkCtx(ctx, "Processor."+what)
-	tc := newTaskConfig(opts)
+	checkCtx(ctx, what)
 	j := &procJob[In, Out]{in: in, p: p}
-	j.f.t = Task{e: p.e, name: tc.name, priority: tc.priority, job: j, parent: ctx, pdone: ctx.Done()}
+	j.f.t = Task{e: p.e, job: j, parent: ctx, pdone: ctx.Done()}
+	j.f.t.taskConfig.apply(opts)
 	return j
 }
 
@@ -59,7 +59,7 @@ func (p *Processor[In, Out]) newJob(ctx context.Context, in In, opts []TaskOptio
 // returns. Process returns [ErrClosed] once the processor is closed or
 // draining, and a [*PanicError] if the function panicked.
 func (p *Processor[In, Out]) Process(ctx context.Context, in In, opts ...TaskOption) (Out, error) {
-	j := p.newJob(ctx, in, opts, "Process")
+	j := p.newJob(ctx, in, opts, "Processor.Process")
 	if err := ctx.Err(); err != nil {
 		var zero Out
 		return zero, err
@@ -72,7 +72,7 @@ func (p *Processor[In, Out]) Process(ctx context.Context, in In, opts ...TaskOpt
 // as [WorkQueue.Submit] does: it blocks only while the processor is at
 // capacity, and ctx is the call's submitter context.
 func (p *Processor[In, Out]) Submit(ctx context.Context, in In, opts ...TaskOption) (*Future[Out], error) {
-	j := p.newJob(ctx, in, opts, "Submit")
+	j := p.newJob(ctx, in, opts, "Processor.Submit")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (p *Processor[In, Out]) Submit(ctx context.Context, in In, opts ...TaskOpti
 // returns [ErrFull] at once if the processor is at capacity, and
 // [ErrClosed] if it is closed or draining. It never blocks.
 func (p *Processor[In, Out]) TrySubmit(in In, opts ...TaskOption) (*Future[Out], error) {
-	j := p.newJob(context.Background(), in, opts, "TrySubmit")
+	j := p.newJob(context.Background(), in, opts, "Processor.TrySubmit")
 	if err := p.e.submit(j.f.t.parent, &j.f.t, false); err != nil {
 		return nil, err
 	}

@@ -66,34 +66,54 @@ const (
 // function runs with (see taskCtx): one allocation per task, whatever was
 // submitted. Its methods are safe for concurrent use.
 type Task struct {
-	e        *engine
-	id       uint64
-	name     string
-	priority Priority
-	job      job
-	parent   context.Context // the submitter's context
-	pdone    <-chan struct{} // parent.Done(), read once outside every lock
-	slot     int             // the Lane of its events
-	lane     *lane           // KeyedQueue only
+	e *engine
+	taskConfig
+	id     uint64
+	job    job
+	parent context.Context // the submitter's context
+	pdone  <-chan struct{} // parent.Done(), read once outside every lock
+	slot   int             // the Lane of its events
+	lane   *lane           // KeyedQueue only
 
 	state atomic.Uint32 // TaskState, for State without the lock
 	why   atomic.Uint32 // notDone, doneCanceled or doneParent
 
 	// Guarded by e.mu.
-	at       uint8
-	token    bool          // holds a token of the engine's Semaphore
-	err      error         // the outcome, once terminal
-	done     chan struct{} // closed when the context is done; made on first need
-	ended    chan struct{} // closed when terminal; made on first need
-	afters   []afterFunc   // from AfterFunc
-	enq      time.Duration // when it was accepted, on the engine's clock, if it waited
-	level    *level        // its level in the pending queue, while atQueued
-	pos      uint64        // its slot in level.ring
-	next     *Task         // in its lane's backlog
-	w        *watch        // the watch it is listed in, if any
-	wprev    *Task
-	wnext    *Task
+	at    uint8
+	token bool          // holds a token of the engine's Semaphore
+	err   error         // the outcome, once terminal
+	x     *taskExt      // made on first need
+	enq   time.Duration // when it was accepted, on the engine's clock, if it waited
+	level *level        // its level in the pending queue, while atQueued
+	pos   uint64        // its slot in level.ring
+	next  *Task         // in its lane's backlog
+	w     *watch        // the watch it is listed in, if any
+	wprev *Task
+	wnext *Task
+}
+
+// taskExt holds what few tasks need: the channels and AfterFunc functions
+// of those someone waits for or listens to. Guarded by the engine's mutex.
+type taskExt struct {
+	done     chan struct{} // closed when the context is done
+	ended    chan struct{} // closed when terminal
+	afters   []afterFunc
 	afterSeq uint32
+}
+
+// newTask makes a task of e, its options applied, with ctx as its
+// submitter's context. ctx.Done is read here, outside every lock.
+func newTask(e *engine, ctx context.Context, j job, opts []TaskOption) *Task {
+	t := &Task{e: e, job: j, parent: ctx, pdone: ctx.Done()}
+	t.taskConfig.apply(opts)
+	return t
+}
+
+func (t *Task) ext() *taskExt {
+	if t.x == nil {
+		t.x = new(taskExt)
+	}
+	return t.x
 }
 
 type afterFunc struct {
@@ -119,13 +139,14 @@ func (t *Task) State() TaskState { return TaskState(t.state.Load()) }
 func (t *Task) Done() <-chan struct{} {
 	t.e.mu.Lock()
 	defer t.e.mu.Unlock()
-	if t.ended == nil {
-		t.ended = make(chan struct{})
+	x := t.ext()
+	if x.ended == nil {
+		x.ended = make(chan struct{})
 		if t.at == atEnded {
-			close(t.ended)
+			close(x.ended)
 		}
 	}
-	return t.ended
+	return x.ended
 }
 
 // Err returns nil until the task is terminal, then its outcome: nil, the

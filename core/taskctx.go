@@ -49,15 +49,16 @@ func (c *taskCtx) Done() <-chan struct{} {
 	t := (*Task)(c)
 	e := t.e
 	e.mu.Lock()
-	if t.done == nil {
-		t.done = make(chan struct{})
+	x := t.ext()
+	if x.done == nil {
+		x.done = make(chan struct{})
 		if t.why.Load() != notDone {
-			close(t.done)
+			close(x.done)
 		} else {
 			e.listenLocked(t)
 		}
 	}
-	d := t.done
+	d := x.done
 	e.unlock()
 	return d
 }
@@ -76,17 +77,18 @@ func (c *taskCtx) AfterFunc(f func()) func() bool {
 		f()
 		return func() bool { return false }
 	}
-	t.afterSeq++
-	id := t.afterSeq
-	t.afters = append(t.afters, afterFunc{id, f})
+	x := t.ext()
+	x.afterSeq++
+	id := x.afterSeq
+	x.afters = append(x.afters, afterFunc{id, f})
 	e.listenLocked(t)
 	e.unlock()
 	return func() bool {
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		for i, a := range t.afters {
+		for i, a := range x.afters {
 			if a.id == id {
-				t.afters = append(t.afters[:i], t.afters[i+1:]...)
+				x.afters = append(x.afters[:i], x.afters[i+1:]...)
 				return true
 			}
 		}

@@ -58,12 +58,11 @@ func checkParallelism(n int) {
 }
 
 func (q *WorkQueue) newTask(ctx context.Context, fn func(context.Context) error, opts []TaskOption, what string) *Task {
-	checkCtx(ctx, "WorkQueue."+what)
+	checkCtx(ctx, what)
 	if fn == nil {
-		panic("core: WorkQueue." + what + " with a nil function")
+		panic("core: " + what + " with a nil function")
 	}
-	tc := newTaskConfig(opts)
-	return &Task{e: q.e, name: tc.name, priority: tc.priority, job: funcJob(fn), parent: ctx, pdone: ctx.Done()}
+	return newTask(q.e, ctx, funcJob(fn), opts)
 }
 
 // Do runs fn in the queue and returns its error, blocking until fn has
@@ -78,7 +77,7 @@ func (q *WorkQueue) newTask(ctx context.Context, fn func(context.Context) error,
 // context of one of the queue's own running tasks, Do runs fn at once in
 // that task's slot.
 func (q *WorkQueue) Do(ctx context.Context, fn func(context.Context) error, opts ...TaskOption) error {
-	t := q.newTask(ctx, fn, opts, "Do")
+	t := q.newTask(ctx, fn, opts, "WorkQueue.Do")
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -97,7 +96,7 @@ func (q *WorkQueue) Do(ctx context.Context, fn func(context.Context) error, opts
 // priority order, and in the order of their Submit and Go calls within a
 // priority.
 func (q *WorkQueue) Submit(ctx context.Context, fn func(context.Context) error, opts ...TaskOption) (*Task, error) {
-	t := q.newTask(ctx, fn, opts, "Submit")
+	t := q.newTask(ctx, fn, opts, "WorkQueue.Submit")
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -117,7 +116,7 @@ func (q *WorkQueue) Submit(ctx context.Context, fn func(context.Context) error, 
 // order of their Go and Submit calls within a priority; Close cancels the
 // tasks not started.
 func (q *WorkQueue) Go(ctx context.Context, fn func(context.Context) error, opts ...TaskOption) error {
-	t := q.newTask(ctx, fn, opts, "Go")
+	t := q.newTask(ctx, fn, opts, "WorkQueue.Go")
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -128,7 +127,7 @@ func (q *WorkQueue) Go(ctx context.Context, fn func(context.Context) error, opts
 // returns [ErrFull] at once if the queue is at capacity, and [ErrClosed] if
 // it is closed or draining. It never blocks.
 func (q *WorkQueue) TrySubmit(fn func(context.Context) error, opts ...TaskOption) (*Task, error) {
-	t := q.newTask(context.Background(), fn, opts, "TrySubmit")
+	t := q.newTask(context.Background(), fn, opts, "WorkQueue.TrySubmit")
 	if err := q.e.submit(t.parent, t, false); err != nil {
 		return nil, err
 	}
