@@ -1,0 +1,10 @@
+module sluice/rabbitmq
+
+go 1.26
+
+require (
+	github.com/rabbitmq/amqp091-go v1.16.0
+	go.uber.org/goleak v1.3.0
+)
+
+replace sluice/core => ../core
