@@ -153,7 +153,9 @@ func (c *Consumer) Run(ctx context.Context) error {
 
 // Drain stops the consumer gracefully: it cancels the subscription, lets
 // the handlers finish with every delivery already received and acknowledge
-// it, and waits for Run to return. It blocks until then or until ctx ends,
+// it, and waits for Run to return. (A keyed consumer instead stops taking
+// deliveries, finishes those it took, then closes its channel, which
+// requeues the rest in order; see NewKeyedConsumer.) It blocks until then or until ctx ends,
 // and then returns ctx.Err() (Run goes on draining). It returns nil at once
 // if Run was not called; a Run called after Drain returns nil at once.
 func (c *Consumer) Drain(ctx context.Context) error {

@@ -49,6 +49,10 @@ func newConfig(opts []Option) config {
 	if c.amqp.Dial == nil {
 		c.amqp.Dial = amqp.DefaultDial(10 * time.Second)
 	}
+	if c.amqp.Heartbeat == 0 {
+		c.amqp.Heartbeat = 10 * time.Second
+	}
+	c.amqp.Recovery = nil // the consumer reconnects by itself
 	return c
 }
 
@@ -127,8 +131,9 @@ func WithBackoff(min, max time.Duration) Option {
 }
 
 // WithAMQPConfig sets the configuration of the consumer's connections
-// (TLS, heartbeat, properties). Its Recovery must be nil: the consumer
-// reconnects by itself.
+// (TLS, heartbeat, properties). Its Recovery is ignored: the consumer
+// reconnects by itself. By default connections dial with a 10 s timeout
+// and a 10 s heartbeat.
 func WithAMQPConfig(cfg amqp.Config) Option {
 	return optionFunc(func(c *config) { c.amqp = cfg })
 }
