@@ -210,11 +210,11 @@ func TestGlobalLimit(t *testing.T) {
 func TestDrainLosesNothing(t *testing.T) {
 	b := dial(t)
 	q := b.queue("drain", nil)
-	const n = 300
+	const n = 500
 	b.publish(q, n)
 	seen := newTally()
 	c := rabbitmq.NewConsumer(node.URL, q, func(ctx context.Context, d amqp.Delivery) error {
-		err := work(ctx, time.Millisecond)
+		err := work(ctx, 2*time.Millisecond)
 		if err == nil {
 			seen.add(string(d.Body))
 		}
@@ -292,10 +292,21 @@ func TestBrokerKilled(t *testing.T) {
 	b.close()
 
 	seen := newTally()
+	// Once 200 messages were handled, the handlers wait for the kill, so
+	// that it happens with deliveries in flight.
+	killed := make(chan struct{})
+	var started atomic.Int64
 	var connErrs atomic.Int64
 	var mu sync.Mutex
 	var settleErrs []error // channel errors for an unknown delivery tag: a double ack
 	c := rabbitmq.NewConsumer(node.URL, q, func(ctx context.Context, d amqp.Delivery) error {
+		if started.Add(1) > 200 {
+			select {
+			case <-killed:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		err := work(ctx, 500*time.Microsecond)
 		if err == nil {
 			seen.add(string(d.Body))
@@ -316,6 +327,7 @@ func TestBrokerKilled(t *testing.T) {
 	errc := run(ctx, c.Run)
 	seen.wait(t, 30*time.Second, "200 messages", func() bool { return seen.count() >= 200 })
 	node.Kill()
+	close(killed)
 	before := seen.distinct()
 	if err := node.Restart(context.Background()); err != nil {
 		t.Fatal(err)
@@ -326,6 +338,9 @@ func TestBrokerKilled(t *testing.T) {
 	}
 	if err := result(t, errc, 10*time.Second); err != nil {
 		t.Fatalf("Run: got %v, want nil", err)
+	}
+	if before >= n {
+		t.Errorf("handled all %d messages before the kill", n)
 	}
 	if got := connErrs.Load(); got < 1 {
 		t.Errorf("connection errors reported: got %d, want at least 1", got)

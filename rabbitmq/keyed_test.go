@@ -3,6 +3,7 @@ package rabbitmq_test
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"context"
 	"fmt"
 	"os"
@@ -210,6 +211,100 @@ func TestKeyedTwoProcesses(t *testing.T) {
 		if len(hs) != n/keys {
 			t.Errorf("key %s: handled %d messages, want %d", key, len(hs), n/keys)
 		}
+	}
+	for i := range partitions {
+		if got := b.depth(rabbitmq.PartitionQueue(exchange, i)); got != 0 {
+			t.Errorf("partition %d: %d messages left, want 0", i, got)
+		}
+	}
+}
+
+// TestKeyedLimitAndFailures: in one process, a keyed consumer's handlers
+// share a semaphore of 2 (never more than 2 run at once, across keys), a
+// key's messages run one at a time in order, and a panicking handler's
+// message is requeued once, then rejected (the partitions have no
+// dead-letter exchange: it is dropped), as OnError and the redelivered
+// flags show.
+func TestKeyedLimitAndFailures(t *testing.T) {
+	const (
+		n          = 200
+		keys       = 10
+		partitions = 2
+		exchange   = "keyed.limit"
+	)
+	b := dial(t)
+	if err := rabbitmq.DeclarePartitions(b.ch, exchange, partitions); err != nil {
+		t.Fatal(err)
+	}
+	b.publishTo(exchange, func(i int) string { return "k" + strconv.Itoa(i%keys) }, n)
+
+	sem := core.NewSemaphore(2)
+	var (
+		mu          sync.Mutex
+		inFlight    int
+		maxInFlight int
+		perKey      = map[string][]int{}
+		running     = map[string]bool{}
+		failures    []bool // the redelivered flag of each failure reported
+		overlaps    []string
+	)
+	seen := newTally()
+	c := rabbitmq.NewKeyedConsumer(node.URL, exchange, partitions, func(ctx context.Context, d amqp.Delivery) error {
+		body, _ := strconv.Atoi(string(d.Body))
+		mu.Lock()
+		inFlight++
+		maxInFlight = max(maxInFlight, inFlight)
+		if running[d.RoutingKey] {
+			overlaps = append(overlaps, d.RoutingKey)
+		}
+		running[d.RoutingKey] = true
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			inFlight--
+			running[d.RoutingKey] = false
+			mu.Unlock()
+			seen.add(string(d.Body))
+		}()
+		if body == 42 {
+			panic("forty-two")
+		}
+		work(ctx, 200*time.Microsecond)
+		mu.Lock()
+		perKey[d.RoutingKey] = append(perKey[d.RoutingKey], body)
+		mu.Unlock()
+		return nil
+	}, rabbitmq.WithConcurrency(8), rabbitmq.WithSemaphore(sem), rabbitmq.OnError(func(d amqp.Delivery, err error) {
+		var pe *core.PanicError
+		if errors.As(err, &pe) {
+			mu.Lock()
+			failures = append(failures, d.Redelivered)
+			mu.Unlock()
+		}
+	}))
+	errc := run(context.Background(), c.Run)
+	seen.wait(t, 30*time.Second, "every message, and the panicking one twice", func() bool { return seen.count() >= n+1 })
+	if err := c.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := result(t, errc, 10*time.Second); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if maxInFlight != 2 {
+		t.Errorf("max handlers in flight: got %d, want 2 (the semaphore)", maxInFlight)
+	}
+	if len(overlaps) > 0 {
+		t.Errorf("a key ran two handlers at once: %v", overlaps)
+	}
+	for key, bodies := range perKey {
+		if !slices.IsSorted(bodies) {
+			t.Errorf("key %s: handled out of order: %v", key, bodies)
+		}
+	}
+	if got := fmtBools(failures); got != "[false true]" {
+		t.Errorf("failures reported (redelivered flags): got %s, want [false true]", got)
 	}
 	for i := range partitions {
 		if got := b.depth(rabbitmq.PartitionQueue(exchange, i)); got != 0 {
