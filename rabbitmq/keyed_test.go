@@ -3,8 +3,8 @@ package rabbitmq_test
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
