@@ -58,6 +58,7 @@ type Node struct {
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd     // the broker; nil while stopped
+	stdin  *os.File      // the write end of the broker's stdin
 	exited chan struct{} // closed when cmd has been waited for
 }
 
@@ -114,10 +115,11 @@ func Start(ctx context.Context) (*Node, error) {
 		),
 	}
 	// epmd runs in the foreground as our child, so that it is stopped by
-	// its process id too; the node finds it and starts no daemon of its own.
+	// its process id too, and killed if this process dies first; the node
+	// finds it and starts no daemon of its own.
 	n.epmd = exec.Command(epmdPath, "-port", strconv.Itoa(epmdPort))
 	n.epmd.Env = n.env
-	n.epmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	n.epmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := n.epmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("rabbittest: start epmd: %w", err)
@@ -153,7 +155,7 @@ func (n *Node) Stop() {
 	defer n.mu.Unlock()
 	n.kill()
 	if n.epmd != nil {
-		syscall.Kill(-n.epmd.Process.Pid, syscall.SIGKILL)
+		n.epmd.Process.Kill()
 		n.epmd.Wait()
 		n.epmd = nil
 	}
@@ -172,22 +174,32 @@ func (n *Node) Log() string {
 	return string(b)
 }
 
-// start runs the broker script in a process group of its own (the script
-// forks the Erlang VM, so the group is what is killed), then waits until a
-// connection succeeds.
+// start runs the broker, then waits until a connection succeeds.
+//
+// RABBITMQ_ALLOW_INPUT makes the script exec the Erlang VM, so the process
+// started is the node itself, killed by its process id; the VM then reads
+// its stdin, a pipe this process holds open: if this process dies without
+// stopping the node (a test binary killed by its timeout), the pipe
+// closes and the node halts.
 func (n *Node) start(ctx context.Context) error {
 	out, err := os.OpenFile(filepath.Join(n.dir, "stdout.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("rabbittest: %w", err)
 	}
+	stdin, stdinW, err := os.Pipe()
+	if err != nil {
+		out.Close()
+		return fmt.Errorf("rabbittest: %w", err)
+	}
 	cmd := exec.Command(Server)
-	cmd.Env = n.env
+	cmd.Env = append(n.env, "RABBITMQ_ALLOW_INPUT=1")
 	cmd.Dir = n.dir
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, out, out
 	err = cmd.Start()
 	out.Close()
+	stdin.Close()
 	if err != nil {
+		stdinW.Close()
 		return fmt.Errorf("rabbittest: start %s: %w", Server, err)
 	}
 	exited := make(chan struct{})
@@ -196,7 +208,7 @@ func (n *Node) start(ctx context.Context) error {
 		close(exited)
 	}()
 	n.mu.Lock()
-	n.cmd, n.exited = cmd, exited
+	n.cmd, n.stdin, n.exited = cmd, stdinW, exited
 	n.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
@@ -224,9 +236,10 @@ func (n *Node) kill() {
 	if n.cmd == nil {
 		return
 	}
-	syscall.Kill(-n.cmd.Process.Pid, syscall.SIGKILL)
+	n.cmd.Process.Kill()
 	<-n.exited
-	n.cmd, n.exited = nil, nil
+	n.stdin.Close()
+	n.cmd, n.stdin, n.exited = nil, nil, nil
 }
 
 // cleanEnv is the environment without the variables that configure a
