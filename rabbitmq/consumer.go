@@ -72,7 +72,9 @@ type Consumer struct {
 // NewConsumer returns a consumer of queue on the broker at url (an AMQP
 // URL such as amqp://guest:guest@127.0.0.1:5672/). It does not connect:
 // [Consumer.Run] does. The queue must exist, or be declared by
-// [WithDeclare].
+// [WithDeclare]. It handles deliveries with [core.Consume]: with
+// [WithConcurrency](1), the default, one at a time in the order received;
+// with n > 1 their handlers start in that order and may end in any order.
 func NewConsumer(url, queue string, handle func(context.Context, amqp.Delivery) error, opts ...Option) *Consumer {
 	return &Consumer{url: url, queue: queue, handle: handle, cfg: newConfig(opts),
 		stop: make(chan struct{}), done: make(chan struct{})}

@@ -282,8 +282,9 @@ func TestCancelRequeues(t *testing.T) {
 // TestBrokerKilled: the broker is killed with SIGKILL mid-stream and
 // restarted on the same ports and state. Every confirmed message is handled
 // at least once, each delivery is settled once (no channel error for an
-// unknown delivery tag), the consumer reports the loss and resumes on its
-// own, and the queue ends empty.
+// unknown delivery tag, one terminal observer event per task id across
+// both connections), the consumer reports the loss, declares its queue
+// again and resumes on its own, and the queue ends empty.
 func TestBrokerKilled(t *testing.T) {
 	b := dial(t)
 	q := b.queue("killed", nil)
@@ -296,7 +297,9 @@ func TestBrokerKilled(t *testing.T) {
 	// that it happens with deliveries in flight.
 	killed := make(chan struct{})
 	var started atomic.Int64
-	var connErrs atomic.Int64
+	var connErrs, declares atomic.Int64
+	var terminal sync.Map // task id -> its terminal event kind
+	var dupTerminal atomic.Int64
 	var mu sync.Mutex
 	var settleErrs []error // channel errors for an unknown delivery tag: a double ack
 	c := rabbitmq.NewConsumer(node.URL, q, func(ctx context.Context, d amqp.Delivery) error {
@@ -313,6 +316,18 @@ func TestBrokerKilled(t *testing.T) {
 		}
 		return err
 	}, rabbitmq.WithConcurrency(8), rabbitmq.WithBackoff(50*time.Millisecond, 500*time.Millisecond),
+		rabbitmq.WithDeclare(func(ch *amqp.Channel) error {
+			declares.Add(1)
+			_, err := ch.QueueDeclare(q, true, false, false, false, nil)
+			return err
+		}),
+		rabbitmq.WithObserver(func(e core.Event) {
+			if e.Kind.Terminal() {
+				if _, dup := terminal.LoadOrStore(e.Task, e.Kind); dup {
+					dupTerminal.Add(1)
+				}
+			}
+		}),
 		rabbitmq.OnConnectionError(func(err error) {
 			connErrs.Add(1)
 			var ae *amqp.Error
@@ -344,6 +359,12 @@ func TestBrokerKilled(t *testing.T) {
 	}
 	if got := connErrs.Load(); got < 1 {
 		t.Errorf("connection errors reported: got %d, want at least 1", got)
+	}
+	if got := declares.Load(); got < 2 {
+		t.Errorf("declarations: got %d, want at least 2 (again after the restart)", got)
+	}
+	if got := dupTerminal.Load(); got != 0 {
+		t.Errorf("task ids with two terminal events: %d, want 0", got)
 	}
 	if len(settleErrs) > 0 {
 		t.Errorf("channel errors from settling deliveries: %v", settleErrs)
