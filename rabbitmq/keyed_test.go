@@ -110,6 +110,8 @@ func TestKeyedTwoProcesses(t *testing.T) {
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %s %d", childEnv, node.URL, exchange, partitions))
 		cmd.Stderr = &stderr[i]
+		// Killed with the test binary, if it dies first.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)

@@ -11,10 +11,11 @@ import (
 	"sluice/rabbitmq/rabbittest"
 )
 
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
 // TestStartKillRestart starts a node, declares a durable queue with a
 // message, kills the node and restarts it: the message is still there.
 func TestStartKillRestart(t *testing.T) {
-	defer goleak.VerifyNone(t)
 	ctx := context.Background()
 	t0 := time.Now()
 	node, err := rabbittest.Start(ctx)
