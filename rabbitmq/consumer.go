@@ -28,6 +28,7 @@ type AckError struct {
 	Err error
 }
 
+// Error reports the channel's error, prefixed "rabbitmq: ack: ".
 func (e *AckError) Error() string { return "rabbitmq: ack: " + e.Err.Error() }
 
 // Unwrap returns the channel's error.
