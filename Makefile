@@ -17,6 +17,8 @@ GO       ?= go
 ADDR     ?= 127.0.0.1:8000
 BIN      := $(CURDIR)/.bin
 CHROMIUM ?= /usr/bin/chromium
+# The broker the rabbitmq tests start (Debian package rabbitmq-server).
+RABBITMQ_SERVER := /usr/lib/rabbitmq/bin/rabbitmq-server
 
 # Headless Chromium as root in a container needs these; a fresh profile
 # (--user-data-dir) is made per run by the tools that start it.
@@ -33,7 +35,7 @@ define timed
 endef
 
 .PHONY: run wasm static test bench perf fuzz \
-	test-tools test-fmt test-vet test-race test-wasm test-fuzz test-bench test-e2e
+	test-tools test-fmt test-vet test-race test-rabbitmq test-wasm test-fuzz test-bench test-e2e
 
 run:
 	$(GO) run . -addr $(ADDR)
@@ -45,12 +47,24 @@ static:
 	rm -rf dist
 	$(GO) run . -export dist
 
-test: test-tools test-fmt test-vet test-race test-wasm test-fuzz test-bench test-e2e
+test: test-tools test-fmt test-vet test-race test-rabbitmq test-wasm test-fuzz test-bench test-e2e
 	@echo "make test: all checks passed"
 
-# Chromium for the wasm and e2e tests, and wasmbrowsertest, which runs
-# GOOS=js tests in it.
+# Chromium for the wasm and e2e tests, wasmbrowsertest, which runs GOOS=js
+# tests in it, and RabbitMQ for the broker tests (only the package: the
+# tests start their own node, never the system service).
 test-tools: $(BIN)/wasmbrowsertest $(BIN)/chromium
+	@if [ ! -x "$(RABBITMQ_SERVER)" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "==> installing RabbitMQ (Debian package rabbitmq-server)"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get update && apt-get install -y rabbitmq-server; \
+		else \
+			echo "make test needs RabbitMQ at $(RABBITMQ_SERVER): install the Debian package" \
+				"rabbitmq-server (sudo apt-get install rabbitmq-server)" >&2; \
+			exit 1; \
+		fi; \
+	fi
 	@if [ ! -x "$(CHROMIUM)" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			echo "==> installing Chromium (Debian package chromium)"; \
@@ -83,11 +97,12 @@ test-fmt:
 	$(call timed,gofmt,files=$$(gofmt -l .); \
 		if [ -n "$$files" ]; then echo "gofmt: not formatted:"; echo "$$files"; exit 1; fi)
 
-# go vet both ways, in every module, and core's imports: the standard
+# go vet both ways, in every module (rabbitmq natively only), and core's imports: the standard
 # library only, never syscall/js (its tests may use more).
 test-vet:
 	$(call timed,go vet,$(GO) vet ./... && $(GO) vet -tags e2e ./e2e/ && $(GO) vet -tags 'e2e perf' ./e2e/ && \
 		GOOS=js GOARCH=wasm $(GO) vet ./wasm/... && \
+		(cd rabbitmq && $(GO) vet ./...) && \
 		cd core && $(GO) vet ./... && GOOS=js GOARCH=wasm $(GO) vet ./... && \
 		deps=$$( { $(GO) list -deps ./... | grep -E '^[^/]+\.[^/]+/|^sluice/' | grep -v '^sluice/core'; \
 			GOOS=js GOARCH=wasm $(GO) list -f '{{join .Imports "\n"}}' ./... | grep -x syscall/js; } || true); \
@@ -97,6 +112,11 @@ test-vet:
 
 test-race:
 	$(call timed,go test -race,$(GO) test -race -count=1 ./... && cd core && $(GO) test -race -count=1 ./...)
+
+# The rabbitmq module against real brokers: each test binary starts its own
+# node on loopback (rabbitmq/rabbittest) and stops it by its process id.
+test-rabbitmq: test-tools
+	$(call timed,rabbitmq go test -race (real broker),cd rabbitmq && $(GO) test -race -count=1 ./...)
 
 # The test binaries get a minimal environment: wasm_exec.js copies the
 # environment into the module's memory, which holds only a few kilobytes.

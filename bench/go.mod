@@ -12,8 +12,12 @@ require (
 )
 
 require (
+	github.com/rabbitmq/amqp091-go v1.16.0
 	go.uber.org/atomic v1.7.0 // indirect
 	go.uber.org/multierr v1.9.0 // indirect
+	sluice/rabbitmq v0.0.0-00010101000000-000000000000
 )
 
 replace sluice/core => ../core
+
+replace sluice/rabbitmq => ../rabbitmq

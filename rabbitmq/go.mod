@@ -1,0 +1,11 @@
+module sluice/rabbitmq
+
+go 1.26
+
+require (
+	github.com/rabbitmq/amqp091-go v1.16.0
+	go.uber.org/goleak v1.3.0
+	sluice/core v0.0.0-00010101000000-000000000000
+)
+
+replace sluice/core => ../core

@@ -1,0 +1,316 @@
+package rabbitmq_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"sluice/core"
+	"sluice/rabbitmq"
+)
+
+// childEnv, when set ("url exchange partitions"), makes the test binary a
+// child process of TestKeyedTwoProcesses: a keyed consumer that prints a
+// line "key body start end" (times in Unix nanoseconds) for each message
+// it handled, "ready" once it subscribed, and drains and exits on SIGTERM.
+const childEnv = "SLUICE_RABBITMQ_CHILD"
+
+func childMain() int {
+	f := strings.Fields(os.Getenv(childEnv))
+	if len(f) != 3 {
+		fmt.Fprintf(os.Stderr, "%s=%q: want url exchange partitions\n", childEnv, os.Getenv(childEnv))
+		return 2
+	}
+	partitions, _ := strconv.Atoi(f[2])
+	var mu sync.Mutex
+	out := bufio.NewWriter(os.Stdout)
+	println := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		out.WriteString(s + "\n")
+		out.Flush()
+	}
+	c := rabbitmq.NewKeyedConsumer(f[0], f[1], partitions, func(ctx context.Context, d amqp.Delivery) error {
+		start := time.Now().UnixNano()
+		if err := work(ctx, 300*time.Microsecond); err != nil {
+			return err
+		}
+		println(fmt.Sprintf("%s %s %d %d", d.RoutingKey, d.Body, start, time.Now().UnixNano()))
+		return nil
+	}, rabbitmq.WithConcurrency(8), rabbitmq.WithObserver(func(e core.Event) {
+		if e.Kind == core.Resized && e.Weight > 0 {
+			println("ready")
+		}
+	}))
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM)
+	errc := make(chan error, 1)
+	go func() { errc <- c.Run(context.Background()) }()
+	var err error
+	select {
+	case <-sig:
+		if err = c.Drain(context.Background()); err == nil {
+			err = <-errc
+		}
+	case err = <-errc:
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 1
+	}
+	return 0
+}
+
+// handled is one line of a child: a message it handled.
+type handled struct {
+	child      int
+	key        string
+	seq        int // the message's number among its key's
+	start, end int64
+}
+
+// TestKeyedTwoProcesses: 2,000 messages over 50 keys, published in order
+// to a consistent-hash exchange, go through two processes that each run a
+// keyed consumer; the first drains and exits mid-stream, handing its
+// partitions to the second. Each message is handled exactly once, and each
+// key's messages are handled one at a time, in publication order, across
+// both processes (by their start and end times).
+func TestKeyedTwoProcesses(t *testing.T) {
+	const (
+		n          = 2000
+		keys       = 50
+		partitions = 8
+		exchange   = "keyed"
+	)
+	b := dial(t)
+	if err := rabbitmq.DeclarePartitions(b.ch, exchange, partitions); err != nil {
+		t.Fatal(err)
+	}
+
+	lines := make(chan handled)
+	ready := make(chan int, 8) // a child says ready once per connection: never blocks a reader here
+	var children []*exec.Cmd
+	var readers sync.WaitGroup
+	var stderr [2]bytes.Buffer
+	for i := range 2 {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %s %d", childEnv, node.URL, exchange, partitions))
+		cmd.Stderr = &stderr[i]
+		// Killed with the test binary, if it dies first.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		children = append(children, cmd)
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				if sc.Text() == "ready" {
+					ready <- i
+					continue
+				}
+				var h handled
+				var body int
+				if _, err := fmt.Sscanf(sc.Text(), "%s %d %d %d", &h.key, &body, &h.start, &h.end); err != nil {
+					t.Errorf("child %d: bad line %q: %v", i, sc.Text(), err)
+					continue
+				}
+				h.child, h.seq = i, body/keys
+				lines <- h
+			}
+		}()
+	}
+	defer func() {
+		for _, c := range children {
+			c.Process.Kill()
+		}
+		go func() {
+			for range lines {
+			}
+		}()
+		readers.Wait()
+		for _, c := range children {
+			c.Wait()
+		}
+		close(lines)
+	}()
+
+	timeout := time.After(60 * time.Second)
+	for range 2 {
+		select {
+		case <-ready:
+		case <-timeout:
+			t.Fatalf("the children did not subscribe: %s %s", stderr[0].String(), stderr[1].String())
+		}
+	}
+	b.publishTo(exchange, func(i int) string { return "k" + strconv.Itoa(i%keys) }, n)
+
+	var got []handled
+	perChild := [2]int{}
+	drained := false
+	for len(got) < n {
+		select {
+		case h := <-lines:
+			got = append(got, h)
+			perChild[h.child]++
+			if !drained && len(got) >= n/3 {
+				drained = true
+				children[0].Process.Signal(syscall.SIGTERM)
+			}
+		case <-timeout:
+			t.Fatalf("handled %d of %d messages in 60s (per child %v); stderr: %s %s", len(got), n, perChild, stderr[0].String(), stderr[1].String())
+		}
+	}
+	if err := children[0].Wait(); err != nil {
+		t.Errorf("first child, drained: %v: %s", err, stderr[0].String())
+	}
+	children[1].Process.Signal(syscall.SIGTERM)
+	if err := children[1].Wait(); err != nil {
+		t.Errorf("second child, drained: %v: %s", err, stderr[1].String())
+	}
+	t.Logf("messages handled per process: %v", perChild)
+
+	byKey := map[string][]handled{}
+	for _, h := range got {
+		byKey[h.key] = append(byKey[h.key], h)
+	}
+	if len(byKey) != keys {
+		t.Errorf("keys handled: got %d, want %d", len(byKey), keys)
+	}
+	for key, hs := range byKey {
+		slices.SortFunc(hs, func(a, b handled) int { return int(a.start - b.start) })
+		for i, h := range hs {
+			if h.seq != i {
+				t.Errorf("key %s: message %d handled in position %d (child %d)", key, h.seq, i, h.child)
+				break
+			}
+			if i > 0 && hs[i-1].end > h.start {
+				t.Errorf("key %s: message %d (child %d) started before message %d (child %d) ended",
+					key, h.seq, h.child, hs[i-1].seq, hs[i-1].child)
+				break
+			}
+		}
+		if len(hs) != n/keys {
+			t.Errorf("key %s: handled %d messages, want %d", key, len(hs), n/keys)
+		}
+	}
+	for i := range partitions {
+		if got := b.depth(rabbitmq.PartitionQueue(exchange, i)); got != 0 {
+			t.Errorf("partition %d: %d messages left, want 0", i, got)
+		}
+	}
+}
+
+// TestKeyedLimitAndFailures: in one process, a keyed consumer's handlers
+// share a semaphore of 2 (never more than 2 run at once, across keys), a
+// key's messages run one at a time in order, and a panicking handler's
+// message is requeued once, then rejected (the partitions have no
+// dead-letter exchange: it is dropped), as OnError and the redelivered
+// flags show.
+func TestKeyedLimitAndFailures(t *testing.T) {
+	const (
+		n          = 200
+		keys       = 10
+		partitions = 2
+		exchange   = "keyed.limit"
+	)
+	b := dial(t)
+	if err := rabbitmq.DeclarePartitions(b.ch, exchange, partitions); err != nil {
+		t.Fatal(err)
+	}
+	b.publishTo(exchange, func(i int) string { return "k" + strconv.Itoa(i%keys) }, n)
+
+	sem := core.NewSemaphore(2)
+	var (
+		mu          sync.Mutex
+		inFlight    int
+		maxInFlight int
+		perKey      = map[string][]int{}
+		running     = map[string]bool{}
+		failures    []bool // the redelivered flag of each failure reported
+		overlaps    []string
+	)
+	seen := newTally()
+	c := rabbitmq.NewKeyedConsumer(node.URL, exchange, partitions, func(ctx context.Context, d amqp.Delivery) error {
+		body, _ := strconv.Atoi(string(d.Body))
+		mu.Lock()
+		inFlight++
+		maxInFlight = max(maxInFlight, inFlight)
+		if running[d.RoutingKey] {
+			overlaps = append(overlaps, d.RoutingKey)
+		}
+		running[d.RoutingKey] = true
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			inFlight--
+			running[d.RoutingKey] = false
+			mu.Unlock()
+			seen.add(string(d.Body))
+		}()
+		if body == 42 {
+			panic("forty-two")
+		}
+		work(ctx, 200*time.Microsecond)
+		mu.Lock()
+		perKey[d.RoutingKey] = append(perKey[d.RoutingKey], body)
+		mu.Unlock()
+		return nil
+	}, rabbitmq.WithConcurrency(8), rabbitmq.WithSemaphore(sem), rabbitmq.OnError(func(d amqp.Delivery, err error) {
+		var pe *core.PanicError
+		if errors.As(err, &pe) {
+			mu.Lock()
+			failures = append(failures, d.Redelivered)
+			mu.Unlock()
+		}
+	}))
+	errc := run(context.Background(), c.Run)
+	seen.wait(t, 30*time.Second, "every message, and the panicking one twice", func() bool { return seen.count() >= n+1 })
+	if err := c.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := result(t, errc, 10*time.Second); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if maxInFlight != 2 {
+		t.Errorf("max handlers in flight: got %d, want 2 (the semaphore)", maxInFlight)
+	}
+	if len(overlaps) > 0 {
+		t.Errorf("a key ran two handlers at once: %v", overlaps)
+	}
+	for key, bodies := range perKey {
+		if !slices.IsSorted(bodies) {
+			t.Errorf("key %s: handled out of order: %v", key, bodies)
+		}
+	}
+	if got := fmtBools(failures); got != "[false true]" {
+		t.Errorf("failures reported (redelivered flags): got %s, want [false true]", got)
+	}
+	for i := range partitions {
+		if got := b.depth(rabbitmq.PartitionQueue(exchange, i)); got != 0 {
+			t.Errorf("partition %d: %d messages left, want 0", i, got)
+		}
+	}
+}
