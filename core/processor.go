@@ -45,8 +45,8 @@ func (j *procJob[In, Out]) run(t *Task) error {
 func (p *Processor[In, Out]) newJob(ctx context.Context, in In, opts []TaskOption, what string) *procJob[In, Out] {
 	checkCtx(ctx, what)
 	j := &procJob[In, Out]{in: in, p: p}
-	j.f.t = Task{e: p.e, job: j, parent: ctx, pdone: ctx.Done()}
-	j.f.t.taskConfig.apply(opts)
+	j.f.futureTask = Task{e: p.e, job: j, parent: ctx, pdone: ctx.Done()}
+	j.f.futureTask.taskConfig.apply(opts)
 	return j
 }
 
@@ -64,7 +64,7 @@ func (p *Processor[In, Out]) Process(ctx context.Context, in In, opts ...TaskOpt
 		var zero Out
 		return zero, err
 	}
-	err := p.e.do(ctx, &j.f.t)
+	err := p.e.do(ctx, &j.f.futureTask)
 	return j.f.out, err
 }
 
@@ -76,7 +76,7 @@ func (p *Processor[In, Out]) Submit(ctx context.Context, in In, opts ...TaskOpti
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := p.e.submit(ctx, &j.f.t, true); err != nil {
+	if err := p.e.submit(ctx, &j.f.futureTask, true); err != nil {
 		return nil, err
 	}
 	return &j.f, nil
@@ -87,7 +87,7 @@ func (p *Processor[In, Out]) Submit(ctx context.Context, in In, opts ...TaskOpti
 // [ErrClosed] if it is closed or draining. It never blocks.
 func (p *Processor[In, Out]) TrySubmit(in In, opts ...TaskOption) (*Future[Out], error) {
 	j := p.newJob(context.Background(), in, opts, "Processor.TrySubmit")
-	if err := p.e.submit(j.f.t.parent, &j.f.t, false); err != nil {
+	if err := p.e.submit(j.f.futureTask.parent, &j.f.futureTask, false); err != nil {
 		return nil, err
 	}
 	return &j.f, nil
