@@ -718,7 +718,7 @@ func (e *engine) close() {
 		if e.keys != nil {
 			e.keys.dropBacklogsLocked()
 		}
-		for _, t := range e.pending.drain() {
+		for t := e.pending.pop(); t != nil; t = e.pending.pop() {
 			e.queued--
 			t.at = atNew // out of the queue already
 			e.endLocked(t, TaskCanceled, context.Canceled)

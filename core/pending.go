@@ -7,8 +7,10 @@ package core
 // slice sorted by priority, highest first, so the next task is always at
 // the head of levels[0]. Push and pop are O(1) for a priority that has a
 // level (queues seldom use more than a few), and O(L) to add a level, for L
-// levels. A task keeps its level and ring position, so that removing it
-// from the middle (a cancel) is O(1): its slot is cleared and pop skips it.
+// levels. A task keeps its ring position, so that removing it from the
+// middle (a cancel) is O(L): its level is found by its priority, its slot
+// cleared, and pop skips it. Positions are kept modulo 2^32, and a ring
+// never holds that many.
 // Rings double when full; a level is dropped when it empties, unless it is
 // the only one, which keeps a small ring, so that a queue that held a burst
 // does not keep its memory and one that keeps refilling does not allocate.
@@ -35,7 +37,7 @@ func (p *pendingQueue) push(t *Task) {
 		l.grow()
 	}
 	l.ring[l.tail&uint64(len(l.ring)-1)] = t
-	t.level, t.pos = l, l.tail
+	t.pos = uint32(l.tail)
 	l.tail++
 	p.n++
 }
@@ -71,7 +73,7 @@ func (p *pendingQueue) pop() *Task {
 		l := p.levels[0]
 		for ; l.head < l.tail; l.head++ {
 			if t := l.ring[l.head&uint64(len(l.ring)-1)]; t != nil {
-				p.remove(t)
+				p.removeAt(l, l.head)
 				return t
 			}
 		}
@@ -95,9 +97,17 @@ func (l *level) reset() {
 
 // remove takes t, which is queued, out of the queue.
 func (p *pendingQueue) remove(t *Task) {
-	l := t.level
-	l.ring[t.pos&uint64(len(l.ring)-1)] = nil
-	t.level = nil
+	for _, l := range p.levels {
+		if l.prio == t.priority {
+			p.removeAt(l, uint64(t.pos))
+			return
+		}
+	}
+}
+
+// removeAt clears position pos of l's ring (modulo 2^32 will do).
+func (p *pendingQueue) removeAt(l *level, pos uint64) {
+	l.ring[pos&uint64(len(l.ring)-1)] = nil
 	p.n--
 	for l.head < l.tail && l.ring[l.head&uint64(len(l.ring)-1)] == nil {
 		l.head++
@@ -140,14 +150,4 @@ func (p *pendingQueue) oldest() *Task {
 		}
 	}
 	return o
-}
-
-// drain empties the queue and returns its tasks, in order.
-func (p *pendingQueue) drain() []*Task {
-	var ts []*Task
-	for t := p.pop(); t != nil; t = p.pop() {
-		ts = append(ts, t)
-	}
-	*p = pendingQueue{}
-	return ts
 }

@@ -81,11 +81,10 @@ type Task struct {
 	// Guarded by e.mu.
 	at    uint8
 	token bool          // holds a token of the engine's Semaphore
+	pos   uint32        // its place in its level's ring, while atQueued
 	err   error         // the outcome, once terminal
 	x     *taskExt      // made on first need
 	enq   time.Duration // when it was accepted, on the engine's clock, if it waited
-	level *level        // its level in the pending queue, while atQueued
-	pos   uint64        // its slot in level.ring
 	next  *Task         // in its lane's backlog
 	w     *watch        // the watch it is listed in, if any
 	wprev *Task
