@@ -36,8 +36,9 @@ const maxLaneID = 1<<53 - 1
 // is read as tasks: each complete ("X") event, and each begin ("B") / end
 // ("E") pair, becomes a task that ran on the lane of its thread (named by
 // thread_name metadata), recorded as if observed into a Recorder with the
-// default Config, which derives the counters; other events and phases are
-// ignored.
+// default Config, except that it keeps every task and every counter
+// sample the trace gives rise to; the counters are derived from the
+// tasks; other events and phases are ignored.
 //
 // ReadJSON reads at most [MaxJSONSize] bytes and [MaxJSONEvents] events,
 // and memory in proportion to what it read. It never panics: input that
@@ -55,10 +56,19 @@ func ReadJSON(r io.Reader) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
+	var rec *Recorder
 	if p.block != nil {
-		return p.buildOwn()
+		rec, err = p.buildOwn()
+		if err == nil {
+			rec.origin = p.block.Origin
+		}
+	} else {
+		rec, err = p.buildForeign()
+		if err == nil {
+			rec.origin = 0
+		}
 	}
-	return p.buildForeign()
+	return rec, err
 }
 
 // idVal is a pid or tid: a number, or for other tools a string.
