@@ -158,8 +158,8 @@ func TestPlayComposeErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := sc.Bursts[len(sc.Bursts)-1]; last.Count != 7 {
-		t.Errorf("the link's last burst = %+v, want the 7 tasks added", last)
+	if bs := sc.LogBursts(); len(bs) == 0 || bs[len(bs)-1].Count != 7 {
+		t.Errorf("the link's log holds the bursts %+v, want the 7 tasks added last", bs)
 	}
 }
 
@@ -272,7 +272,11 @@ func TestPlayComposeLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := got.Bursts[len(got.Bursts)-1]
+	bs := got.LogBursts()
+	if len(bs) == 0 {
+		t.Fatalf("the link's log holds no burst: %+v", got.Log)
+	}
+	b := bs[len(bs)-1]
 	if fmt.Sprint(b.Levels, b.KeyNames, b.Keys, b.Priority) != "[5 -3 100] [eu-west us-east] 0 {0 0 0}" {
 		t.Errorf("the link's burst = %+v, want levels [5 -3 100] and keys eu-west, us-east", b)
 	}

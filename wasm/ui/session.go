@@ -25,9 +25,10 @@ import (
 // again, which takes no virtual time but may take a few milliseconds of
 // real time. All methods are safe for concurrent use.
 //
-// A person's bursts and clicks (cancel all, drain, close, set limit) are
-// recorded in the scenario at the virtual time they happened, so that the
-// link replays them; what a link cannot hold is said by Panel.Unlinked.
+// A person's bursts and clicks (cancel one, cancel all, drain, close, set
+// limit, pause, step) are recorded in the scenario's log (sim.Step) at the
+// point of the run they happened, so that the link replays them event for
+// event; what a link cannot hold is said by Panel.Unlinked.
 type Session struct {
 	mu       sync.Mutex
 	sc       sim.Scenario
@@ -35,11 +36,13 @@ type Session struct {
 	run      *sim.Runner
 	rec      *trace.Recorder
 	playing  bool
-	finished bool        // the run had nothing left to do; play starts it again
-	queued   []sim.Burst // a person's burst, still to be handed to the runner
-	unlinked string      // why the link no longer replays the run exactly
-	maxLimit int         // the highest limit the run has had
-	refused  int         // refusals already reported through Panel.Alert
+	finished bool          // the run had nothing left to do; play starts it again
+	queued   []sim.Burst   // a person's burst, still to be handed to the runner
+	chunked  bool          // the log's last entry is the part of queued[0] handed over so far
+	carry    time.Duration // virtual time owed to the next frame: time moves in whole milliseconds
+	unlinked string        // why the link no longer replays the run exactly
+	maxLimit int           // the highest limit the run has had
+	refused  int           // refusals already reported through Panel.Alert
 	snap     *trace.Snapshot
 	replay   *replay
 	levels   []core.Priority // the priorities the run's tasks can have, sorted
@@ -86,9 +89,12 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 	s.sc, s.preset = run.Scenario(), preset
 	s.run, s.rec = run, rec
 	s.finished, s.queued, s.unlinked = false, nil, ""
+	s.chunked, s.carry = false, 0
 	s.maxLimit, s.refused = sc.Limit, 0
 	s.replay = nil
-	s.levels = scenarioLevels(s.sc)
+	all := s.sc
+	all.Bursts = s.sc.AllBursts()
+	s.levels = scenarioLevels(all)
 	return nil
 }
 
@@ -148,12 +154,15 @@ func (s *Session) Load(sc sim.Scenario, preset string) error {
 	return s.load(sc, preset)
 }
 
-// Reset starts the scenario again from virtual time 0, the work the
-// person added included, and leaves a loaded trace.
+// Reset starts the scenario again from virtual time 0 without the work
+// the person added (its log), and leaves a loaded trace. A preset starts
+// as it is listed; the blank preset starts empty.
 func (s *Session) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.load(s.sc, s.preset)
+	sc := s.sc
+	sc.Log = nil
+	return s.load(sc, presetFor(sc))
 }
 
 // Scenario returns the scenario, with the person's work recorded in it,
@@ -172,6 +181,14 @@ func cloneScenario(sc sim.Scenario) sim.Scenario {
 		sc.Bursts[i].KeyNames = slices.Clone(sc.Bursts[i].KeyNames)
 	}
 	sc.Actions = slices.Clone(sc.Actions)
+	sc.Log = slices.Clone(sc.Log)
+	for i := range sc.Log {
+		if b := sc.Log[i].Burst; b != nil {
+			c := *b
+			c.Levels, c.KeyNames = slices.Clone(c.Levels), slices.Clone(c.KeyNames)
+			sc.Log[i].Burst = &c
+		}
+	}
 	return sc
 }
 
@@ -187,6 +204,9 @@ func (s *Session) SetPlaying(on bool) error {
 		if err := s.load(s.sc, s.preset); err != nil {
 			return err
 		}
+	}
+	if s.playing && !on {
+		s.mark(sim.StepPause)
 	}
 	s.playing = on
 	return nil
@@ -263,7 +283,7 @@ func (s *Session) Frame(real, span time.Duration) Frame {
 			break
 		}
 		before := s.run.Now()
-		s.run.Advance(sim.FrameStep(real, s.speed()))
+		s.run.Advance(s.wholeMS(sim.FrameStep(real, s.speed())))
 		changed = s.run.Now() != before
 	default:
 		// Paused: time stands still, but what a click set off settles.
@@ -277,6 +297,17 @@ func (s *Session) Frame(real, span time.Duration) Frame {
 	s.maxLimit = max(s.maxLimit, limit)
 	return Frame{Snap: s.snap, Origin: sim.Epoch, Now: now, From: from, To: to,
 		Primitive: s.sc.Primitive, ColorBy: s.sc.ColorBy, Limit: limit, Levels: s.levels, Changed: changed}
+}
+
+// wholeMS returns the whole milliseconds of d and what is owed from
+// earlier frames, and keeps the rest for the next frame: virtual time
+// moves in whole milliseconds, so that the log places an action at the
+// time it was taken (sim.Step.AtMS). s.mu must be held.
+func (s *Session) wholeMS(d time.Duration) time.Duration {
+	d += s.carry
+	whole := d.Truncate(time.Millisecond)
+	s.carry = d - whole
+	return whole
 }
 
 // window is the replay's window: the whole trace with a margin.
@@ -300,6 +331,7 @@ func (s *Session) Step() bool {
 		s.submitChunk()
 		return true
 	}
+	s.mark(sim.StepStep)
 	ok := s.run.Step()
 	if !ok && s.run.Finished() {
 		s.finished = true
@@ -319,10 +351,20 @@ func (s *Session) submitChunk() {
 	} else {
 		s.queued[0] = b
 	}
+	logged := s.chunked
+	if s.chunked {
+		// The part handed over before, at the same point of the run:
+		// nothing has happened in between, so one entry holds both.
+		s.sc.Log[len(s.sc.Log)-1].Burst.Count += n
+	} else {
+		logged = s.recordBurst(chunk)
+	}
+	s.chunked = logged && b.Count > 0
 	if err := s.run.Submit(chunk); err != nil {
 		// The burst was checked as a whole before it was queued; the run
 		// can still have stopped since.
 		s.queued = nil
+		s.chunked = false
 		s.unlinked = err.Error()
 	}
 }
@@ -360,7 +402,6 @@ func (s *Session) Submit(b sim.Burst) error {
 		return fmt.Errorf("a run holds at most %s tasks: this one has %s, and the burst asks for %s more; reset the run or send fewer",
 			formatCount(sim.MaxTasks), formatCount(st.Tasks+queued), formatCount(b.Count))
 	}
-	s.recordBurst(b)
 	if s.sc.Primitive != sim.Consume {
 		s.levels = burstLevels(slices.Clone(s.levels), b)
 	}
@@ -400,46 +441,71 @@ func checkBurst(sc sim.Scenario, limit int, b sim.Burst) error {
 	return &sim.InvalidError{Problems: ps}
 }
 
-// recordBurst puts a person's burst in the scenario at the current virtual
-// time. s.mu must be held.
-func (s *Session) recordBurst(b sim.Burst) {
-	b.AtMS = s.nowMS()
-	total, keyBytes := 0, 0
-	for _, x := range append([]sim.Burst{b}, s.sc.Bursts...) {
+// recordBurst puts a person's burst in the scenario's log at the current
+// point of the run, and reports whether the log could hold it. s.mu must
+// be held.
+func (s *Session) recordBurst(b sim.Burst) bool {
+	b.AtMS = 0
+	total, keyBytes := b.Count, len(strings.Join(b.KeyNames, ""))
+	for _, x := range s.sc.AllBursts() {
 		total += x.Count
-		for _, k := range x.KeyNames {
-			keyBytes += len(k)
-		}
+		keyBytes += len(strings.Join(x.KeyNames, ""))
 	}
 	switch {
-	case len(s.sc.Bursts) >= sim.MaxBursts:
-		s.unlinked = fmt.Sprintf("a link holds at most %d bursts: the link replays the run without the later ones", sim.MaxBursts)
 	case total > sim.MaxTasks:
 		s.unlinked = fmt.Sprintf("a link holds at most %s tasks: the link replays the run without the later bursts", formatCount(sim.MaxTasks))
-	case b.AtMS > sim.MaxOffsetMS:
-		s.unlinked = "a link holds work added in the first hour only"
 	case keyBytes > sim.MaxKeyBytes:
 		s.unlinked = fmt.Sprintf("a link holds at most %s bytes of key names: the link replays the run without the later bursts", formatCount(sim.MaxKeyBytes))
 	default:
 		b.Levels = slices.Clone(b.Levels)
 		b.KeyNames = slices.Clone(b.KeyNames)
-		s.sc.Bursts = append(s.sc.Bursts, b)
+		return s.record(sim.Step{Do: sim.StepBurst, Burst: &b})
 	}
+	return false
 }
 
-// record puts a person's action in the scenario at the current virtual
-// time. s.mu must be held.
-func (s *Session) record(a sim.Action) {
-	a.AtMS = s.nowMS()
+// record puts a person's action in the scenario's log at the current point
+// of the run: its virtual time and the count of the run's events so far.
+// The entries of a link's log not yet replayed are dropped first: what the
+// person does now follows what has happened. It reports whether the log
+// could hold the entry. s.mu must be held.
+func (s *Session) record(st sim.Step) bool {
+	s.chunked = false
+	if s.run.DropLog() > 0 {
+		s.sc.Log = s.run.Scenario().Log
+	}
+	st.AtMS = s.nowMS()
+	st.Fired = s.run.Clock().Fired()
+	st.Seq = len(s.sc.Log) + 1
 	switch {
-	case len(s.sc.Actions) >= sim.MaxActions:
-		s.unlinked = fmt.Sprintf("a link holds at most %d actions: the link replays the run without the later ones", sim.MaxActions)
-	case a.AtMS > sim.MaxOffsetMS:
+	case len(s.sc.Log) >= sim.MaxLog:
+		s.unlinked = fmt.Sprintf("a link holds at most %d actions: the link replays the run without the later ones", sim.MaxLog)
+	case st.AtMS > sim.MaxOffsetMS:
 		s.unlinked = "a link holds actions taken in the first hour only"
 	default:
-		s.sc.Actions = append(s.sc.Actions, a)
+		s.sc.Log = append(s.sc.Log, st)
 		s.preset = ""
+		return true
 	}
+	return false
+}
+
+// mark records a pause or step point in the log, which changes nothing
+// in the run; only while the log has room to spare, and not twice at one
+// point. s.mu must be held.
+func (s *Session) mark(do string) {
+	if s.replay != nil || len(s.sc.Log) >= sim.MaxLog/2 || s.unlinked != "" {
+		return
+	}
+	if n := len(s.sc.Log); n > 0 {
+		last := s.sc.Log[n-1]
+		if last.Do == do && last.AtMS == s.nowMS() && last.Fired == s.run.Clock().Fired() {
+			return
+		}
+	}
+	preset := s.preset
+	s.record(sim.Step{Do: do})
+	s.preset = preset
 }
 
 func (s *Session) nowMS() int {
@@ -458,7 +524,9 @@ func (s *Session) Cancel(name string) error {
 	if err := s.run.Cancel(name); err != nil {
 		return err
 	}
-	s.unlinked = "a link does not hold the tasks you canceled one by one: it replays the run without those cancels"
+	// Canceling fires no timer and takes no time: the entry records the
+	// point of the run the cancel was made at.
+	s.record(sim.Step{Do: sim.StepCancel, Task: name})
 	return nil
 }
 
@@ -492,7 +560,7 @@ func (s *Session) act(a sim.Action, do func() error) error {
 	if err := do(); err != nil {
 		return err
 	}
-	s.record(a)
+	s.record(sim.Step{Do: a.Do, N: a.N})
 	if a.Do == sim.ActionLimit {
 		s.maxLimit = max(s.maxLimit, a.N)
 	}
