@@ -100,7 +100,14 @@ func (p *Play) OnMount(ctx app.Context) {
 	}
 	sess.SetPlaying(true)
 	p.panel = sess.Panel()
-	p.syncURL(p.panel.Link)
+	if problem != "" {
+		// The person's link stays in the address bar, so that a reload
+		// (the advice for a link from a newer playground) opens it
+		// again; the page shows the scenario it runs instead.
+		p.link = p.panel.Link
+	} else {
+		p.syncURL(p.panel.Link)
+	}
 	p.stopLoop = startLoop(ctx, p)
 	if p.Embed {
 		if stop, err := watchHeight(); err == nil {
@@ -179,7 +186,7 @@ func initialScenario() (sim.Scenario, string, string) {
 // presetFor returns the ID of the preset whose scenario sc is, or "".
 func presetFor(sc sim.Scenario) string {
 	enc := sc.Encode()
-	for _, ps := range sim.Presets() {
+	for _, ps := range append(sim.Presets(), sim.Blank()) {
 		if ps.Scenario.Encode() == enc {
 			return ps.ID
 		}
@@ -279,6 +286,11 @@ func (p *Play) edit(ctx app.Context, change func(*sim.Scenario)) {
 	sc := cloneScenario(p.sc)
 	change(&sc)
 	fitScenario(&sc)
+	if err := sc.Validate(); err != nil {
+		// Refused, with the reason: the run goes on with what is in effect.
+		p.fail(err)
+		return
+	}
 	p.load(ctx, sc, presetFor(sc), "")
 }
 
@@ -292,8 +304,16 @@ func fitScenario(sc *sim.Scenario) {
 	if sc.Primitive == sim.Consume && len(sc.Consumers) == 0 {
 		sc.Consumers = []sim.Consumer{{Concurrency: 2, Priority: 1}, {Concurrency: 2}}
 	}
+	bursts := make([]*sim.Burst, 0, len(sc.Bursts)+len(sc.Log))
 	for i := range sc.Bursts {
-		b := &sc.Bursts[i]
+		bursts = append(bursts, &sc.Bursts[i])
+	}
+	for _, st := range sc.Log {
+		if st.Burst != nil {
+			bursts = append(bursts, st.Burst)
+		}
+	}
+	for _, b := range bursts {
 		if sc.Primitive == sim.Keyed && b.Keys < 1 && len(b.KeyNames) == 0 {
 			b.Keys = 4
 		}
@@ -308,6 +328,19 @@ func fitScenario(sc *sim.Scenario) {
 		if sc.Primitive == sim.Keyed && sc.Actions[i].Do == sim.ActionLimit {
 			sc.Actions = append(sc.Actions[:i], sc.Actions[i+1:]...)
 			i--
+		}
+	}
+	if sc.Primitive == sim.Keyed {
+		log := sc.Log[:0]
+		for _, st := range sc.Log {
+			if st.Do != sim.ActionLimit {
+				st.Seq = len(log) + 1
+				log = append(log, st)
+			}
+		}
+		sc.Log = log
+		if len(sc.Log) == 0 {
+			sc.Log = nil
 		}
 	}
 }

@@ -58,6 +58,7 @@ func (p *Play) Render() app.UI {
 				p.renderCounters(sc, false),
 				p.renderDetails(),
 				p.renderShare(),
+				p.renderCode(sc),
 			),
 		))
 	}
@@ -147,7 +148,7 @@ func (p *Play) presetOptions(selected string) []app.UI {
 	if selected == "" {
 		opts = append(opts, app.Option().Value("").Selected(true).Text("Custom scenario"))
 	}
-	for _, ps := range sim.Presets() {
+	for _, ps := range append(sim.Presets(), sim.Blank()) {
 		opts = append(opts, app.Option().Value(ps.ID).Selected(ps.ID == selected).Text(ps.Title))
 	}
 	return opts
@@ -295,6 +296,11 @@ func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
 	if pn.Scheduled > 0 {
 		waiting = "+" + formatCount(pn.Scheduled) + " scheduled"
 	}
+	if pn.Backlog > 0 {
+		// Messages sent to a consumer and not yet taken: not on the
+		// timeline's waiting queue, which is the semaphore's.
+		waiting = strings.TrimPrefix(waiting+" · ", " · ") + "+" + formatCount(pn.Backlog) + " in channels"
+	}
 	canceled := ""
 	if pn.Withdrawn > 0 {
 		canceled = "+" + formatCount(pn.Withdrawn) + " before submit"
@@ -335,6 +341,7 @@ func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
 		"tasks":       pn.Tasks,
 		"scheduled":   pn.Scheduled,
 		"waiting":     pn.Waiting,
+		"backlog":     pn.Backlog,
 		"running":     pn.Running,
 		"succeeded":   pn.Succeeded,
 		"failed":      pn.Failed,
@@ -564,7 +571,7 @@ func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
 
 func (p *Play) renderPresets(selected string) app.UI {
 	var items []app.UI
-	for _, ps := range sim.Presets() {
+	for _, ps := range append(sim.Presets(), sim.Blank()) {
 		class := "preset"
 		if ps.ID == selected {
 			class += " preset-active"
@@ -645,11 +652,20 @@ func (p *Play) numField(id, label, hint string, value, lo, hi int, set func(ctx 
 			Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
 			s := strings.TrimSpace(ctx.JSSrc().Get("value").String())
 			n, err := strconv.Atoi(s)
-			if err != nil {
+			before := p.notice
+			switch {
+			case err != nil:
 				p.fail(fmt.Errorf("%s must be a whole number; %q is not one", strings.ToLower(label), truncate(s, 20)))
-				return
+			case n < lo || n > hi:
+				p.fail(fmt.Errorf("%s must be between %s and %s; it is %s", strings.ToLower(label), formatCount(lo), formatCount(hi), formatCount(n)))
+			default:
+				set(ctx, n)
 			}
-			set(ctx, n)
+			if p.notice != before && p.notice.Kind == "error" {
+				// Refused: the field goes back to the value in effect, so
+				// that nothing refused stays in the form.
+				ctx.JSSrc().Set("value", value)
+			}
 		}, id),
 		hintUI,
 	)
@@ -665,7 +681,11 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 			app.Span().Class("field-label").Text("Primitive"),
 			app.Select().ID("primitive").Class("select").Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
 				v := ctx.JSSrc().Get("value").String()
+				before := p.notice
 				p.edit(ctx, func(sc *sim.Scenario) { sc.Primitive = v })
+				if p.notice != before && p.notice.Kind == "error" {
+					ctx.JSSrc().Set("value", sc.Primitive)
+				}
 			}, "primitive").Body(prims...),
 		),
 	}
@@ -854,11 +874,16 @@ func (p *Play) renderRun(sc sim.Scenario) app.UI {
 			app.Input().Type("number").ID("limit-now").Class("input input-small").Min(1).Max(sim.MaxLimit).Value(p.limitNow).
 				Aria("label", "New limit").Disabled(!on).OnChange(func(ctx app.Context, e app.Event) {
 				n, err := strconv.Atoi(strings.TrimSpace(ctx.JSSrc().Get("value").String()))
-				if err != nil {
+				switch {
+				case err != nil:
 					p.fail(fmt.Errorf("the new limit must be a whole number"))
+				case n < 1 || n > sim.MaxLimit:
+					p.fail(fmt.Errorf("the new limit must be between 1 and %s; it is %s", formatCount(sim.MaxLimit), formatCount(n)))
+				default:
+					p.limitNow = n
 					return
 				}
-				p.limitNow = n
+				ctx.JSSrc().Set("value", p.limitNow)
 			}, "limit-now"),
 			app.Button().ID("set-limit").Class("btn").Disabled(!on).Text("Set limit now").OnClick(p.onSetLimit),
 		)

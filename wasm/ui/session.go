@@ -684,7 +684,8 @@ type Panel struct {
 	MaxLimit   int // the highest the limit has been
 	Tasks      int // made so far, scheduled ones included
 	Scheduled  int // in bursts not yet due, or still being handed over
-	Waiting    int // accepted (or in a consumer's backlog), not started
+	Waiting    int // accepted, not started
+	Backlog    int // consume: sent to a consumer's channel, not yet taken
 	Running    int
 	Succeeded  int
 	Failed     int
@@ -744,7 +745,7 @@ func (s *Session) Panel() Panel {
 		Phase: "paused", Primitive: s.sc.Primitive, Preset: s.preset,
 		Link: s.sc.Encode(), Unlinked: s.unlinked,
 		Now: st.Now, Limit: st.Limit, MaxLimit: max(s.maxLimit, st.Limit),
-		Tasks: st.Tasks, Scheduled: st.Scheduled + queued, Waiting: st.Pending + st.Backlog, Running: st.Running,
+		Tasks: st.Tasks, Scheduled: st.Scheduled + queued, Waiting: st.Pending, Backlog: st.Backlog, Running: st.Running,
 		Succeeded: st.Succeeded, Failed: st.Failed, Canceled: st.Canceled, Panicked: st.Panicked,
 		Refused: st.Refused, Withdrawn: st.Withdrawn, MaxRunning: st.MaxRunning,
 		Tokens: st.Tokens, MaxTokens: st.MaxTokens, Lanes: st.Lanes, Goroutines: st.Goroutines,
