@@ -3,7 +3,6 @@ package sim
 import (
 	"cmp"
 	"fmt"
-	"go/format"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,11 +20,37 @@ import (
 func (s Scenario) GoCode() string {
 	var g gen
 	g.scenario(s)
-	src := g.b.String()
-	if out, err := format.Source([]byte(src)); err == nil {
-		return string(out)
+	return indent(g.b.String())
+}
+
+// indent lays out the program as gofmt does, by the depth of its braces
+// and parentheses: the code is written so that this is all it needs (one
+// statement or element per line, no comment at the end of a line), and a
+// test checks it against go/format, which the page does not carry.
+func indent(src string) string {
+	var b strings.Builder
+	depth := 0
+	for line := range strings.Lines(src) {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			b.WriteString("\n")
+			continue
+		}
+		if strings.HasPrefix(line, "}") || strings.HasPrefix(line, ")") {
+			depth = max(depth-1, 0)
+		}
+		d := depth
+		if strings.HasPrefix(line, "case ") || line == "default:" {
+			d--
+		}
+		b.WriteString(strings.Repeat("\t", max(d, 0)))
+		b.WriteString(line)
+		b.WriteString("\n")
+		if strings.HasSuffix(line, "{") || strings.HasSuffix(line, "(") {
+			depth++
+		}
 	}
-	return src // unreachable for a valid scenario; the test builds every shape
+	return b.String()
 }
 
 type gen struct{ b strings.Builder }
@@ -119,11 +144,18 @@ func (g *gen) scenario(s Scenario) {
 	g.p("var counts counters")
 	g.p("")
 	g.p("// The bursts, in the order the playground draws their tasks.")
-	g.p("bursts := [][]*task{")
-	for i, cb := range bursts {
-		g.p("draw(rng, burst{%s}), // burst %d, at %s", burstLiteral(s, cb.b), i+1, msText(cb.at))
+	if len(bursts) == 0 {
+		g.p("bursts := [][]*task{}")
+	} else {
+		g.p("bursts := [][]*task{")
 	}
-	g.p("}")
+	for i, cb := range bursts {
+		g.p("// burst %d, at %s", i+1, msText(cb.at))
+		g.p("draw(rng, burst{%s}),", burstLiteral(s, cb.b))
+	}
+	if len(bursts) > 0 {
+		g.p("}")
+	}
 	g.p("")
 	g.primitive(s)
 	if len(bursts) == 0 {
@@ -146,9 +178,9 @@ func (g *gen) scenario(s Scenario) {
 	}
 	g.p("")
 	g.finish(s)
-	g.p("fmt.Printf(\"succeeded %%d, failed %%d, canceled %%d, panicked %%d, refused %%d, in %%v\\n\",")
-	g.p("counts.succeeded.Load(), counts.failed.Load(), counts.canceled.Load(), counts.panicked.Load(), counts.refused.Load(),")
-	g.p("time.Since(start).Round(time.Millisecond))")
+	g.p("fmt.Printf(\"succeeded %%d, failed %%d, canceled %%d, panicked %%d, refused %%d, in %%v\\n\", " +
+		"counts.succeeded.Load(), counts.failed.Load(), counts.canceled.Load(), counts.panicked.Load(), counts.refused.Load(), " +
+		"time.Since(start).Round(time.Millisecond))")
 	g.p("}")
 }
 
@@ -277,7 +309,7 @@ func (c *counters) observe(e core.Event) {
 		g.p("// consumers share one semaphore; their messages take their priority on it.")
 		g.p("var consumers = []struct {")
 		g.p("concurrency int")
-		g.p("prio core.Priority")
+		g.p("prio        core.Priority")
 		g.p("}{")
 		for _, c := range s.Consumers {
 			g.p("{%d, %s},", c.Concurrency, prioText(c.Priority))
@@ -300,7 +332,7 @@ func (g *gen) primitive(s Scenario) {
 	case Semaphore:
 		opts := []string{observe}
 		if s.AgingMS > 0 {
-			opts = append(opts, fmt.Sprintf("core.WithAging(%s)", durText(s.AgingMS)))
+			opts = append(opts, fmt.Sprintf("core.WithAging(%s)", durArg(s.AgingMS)))
 		}
 		g.p("sem := core.NewSemaphore(%d, %s)", s.Limit, strings.Join(opts, ", "))
 		g.p(`var closed atomic.Bool // the semaphore has no Close or Drain of its own: the program refuses new tasks
@@ -331,7 +363,7 @@ submit := func(t *task) {
 				opts = append(opts, fmt.Sprintf("core.WithParallelism(%d)", s.Limit))
 			}
 			if s.IdleMS > 0 {
-				opts = append(opts, fmt.Sprintf("core.WithIdleTimeout(%s)", durText(s.IdleMS)))
+				opts = append(opts, fmt.Sprintf("core.WithIdleTimeout(%s)", durArg(s.IdleMS)))
 			}
 		}
 		if s.Capacity > 0 {
@@ -461,7 +493,8 @@ func (g *gen) action(s Scenario, st codeStep) {
 		case Semaphore:
 			g.p("closed.Store(true) // drain: refuse new tasks; those accepted finish")
 		case Consume:
-			g.p("if !drained { // drain: each consumer returns once it has handled what it was sent")
+			g.p("// Drain: each consumer returns once it has handled what it was sent.")
+			g.p("if !drained {")
 			g.p("drained = true")
 			g.p("for _, ch := range chans {")
 			g.p("close(ch)")
@@ -469,7 +502,8 @@ func (g *gen) action(s Scenario, st codeStep) {
 			g.p("}")
 		default:
 			g.p("wg.Add(1)")
-			g.p("go func() { // Drain waits for the accepted work: the timeline goes on meanwhile")
+			g.p("// Drain waits for the accepted work: the timeline goes on meanwhile.")
+			g.p("go func() {")
 			g.p("defer wg.Done()")
 			g.p("q.Drain(ctx)")
 			g.p("}()")
@@ -480,7 +514,8 @@ func (g *gen) action(s Scenario, st codeStep) {
 			g.p("closed.Store(true) // close: refuse new tasks and cancel every task")
 			g.p("cancelAll()")
 		case Consume:
-			g.p("for _, stop := range stops { // close: every consumer stops")
+			g.p("// Close: every consumer stops.")
+			g.p("for _, stop := range stops {")
 			g.p("stop()")
 			g.p("}")
 			g.p("consumed.Wait()")
@@ -572,6 +607,10 @@ func durText(ms int) string {
 	}
 	return fmt.Sprintf("%d * time.Millisecond", ms)
 }
+
+// durArg writes ms milliseconds as a Go duration expression in a call's
+// arguments, where gofmt writes it without spaces.
+func durArg(ms int) string { return strings.ReplaceAll(durText(ms), " * ", "*") }
 
 // msText writes ms milliseconds for a comment.
 func msText(ms int) string {

@@ -1,6 +1,8 @@
 package sim_test
 
 import (
+	"fmt"
+	"go/format"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,7 +77,7 @@ func TestGoCodeShowsTheScenario(t *testing.T) {
 	for _, want := range []string{
 		"sem := core.NewSemaphore(3, core.WithObserver(counts.observe))",
 		"rand.NewPCG(2, 2^0x9e3779b97f4a7c15)",
-		"draw(rng, burst{count: 1, minMS: 600, maxMS: 600, weight: 3}), // burst 2, at 0.2 s",
+		"// burst 2, at 0.2 s\n\t\tdraw(rng, burst{count: 1, minMS: 600, maxMS: 600, weight: 3}),",
 		"sem.Do(t.ctx, t.weight, work(t), core.WithPriority(t.prio), core.WithName(t.name))",
 		"at(200)",
 	} {
@@ -105,6 +107,31 @@ func TestGoCodeShowsTheScenario(t *testing.T) {
 	if i, j := strings.Index(code, "// burst 3, at 0.05 s"), strings.Index(code, "// burst 2, at 0.1 s"); i < 0 || j < 0 || i < j {
 		t.Errorf("the bursts are not drawn in the playground's order:\n%s", code)
 	}
+}
+
+func TestGoCodeIsFormatted(t *testing.T) {
+	for name, s := range codeScenarios() {
+		code := s.GoCode()
+		out, err := format.Source([]byte(code))
+		if err != nil {
+			t.Errorf("%s: the code does not parse: %v\n%s", name, err, code)
+			continue
+		}
+		if string(out) != code {
+			t.Errorf("%s: the code is not laid out as gofmt lays it out:\n%s", name, diffLines(code, string(out)))
+		}
+	}
+}
+
+// diffLines shows the first lines where got and want differ.
+func diffLines(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d:\n got %q\nwant %q", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, want %d", len(g), len(w))
 }
 
 // TestGoCodeBuilds writes the code of every preset and of a scenario using
