@@ -174,7 +174,7 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1200, 900),
+		chromedp.WindowSize(1400, 1000),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
@@ -426,7 +426,8 @@ func TestPlayground(t *testing.T) {
 		&ok, chromedp.WithPollingTimeout(waitLong)))
 	b.screenshot(t, "playground.png")
 
-	// Clicking a task's bar cancels it.
+	// Clicking a task's bar selects it and opens its details; only the
+	// sheet's Cancel button cancels it.
 	var hit string
 	b.run(t, "pausing, to click a task",
 		chromedp.Click("#play", chromedp.ByQuery),
@@ -448,10 +449,21 @@ func TestPlayground(t *testing.T) {
 			return {left: r.left, top: r.top};
 		})()`, &rect),
 	)
+	before := b.stats(t)
 	b.run(t, "clicking "+name,
 		chromedp.MouseClickXY(rect.Left+x, rect.Top+y),
+		chromedp.Poll(fmt.Sprintf(`(() => { const s = document.querySelector('#details-sheet');
+			return s && !s.hidden && s.dataset.task === %q && document.querySelector('#timeline').dataset.selected === %q; })()`, name, name), &ok,
+			chromedp.WithPollingTimeout(waitLong)),
+	)
+	if after := b.stats(t); after.Canceled != before.Canceled {
+		t.Errorf("a click canceled a task at once (canceled %d -> %d): it must only open the details", before.Canceled, after.Canceled)
+	}
+	b.run(t, "canceling "+name+" from its details",
+		chromedp.Click("#sheet-cancel", chromedp.ByQuery),
 		chromedp.Poll(fmt.Sprintf(`document.querySelector('#message').textContent.includes(%q)`, name+" was canceled"), &ok,
 			chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Click("#sheet-close", chromedp.ByQuery),
 	)
 
 	// Every preset runs to its end, at 10×, with counters that add up.
@@ -463,6 +475,7 @@ func TestPlayground(t *testing.T) {
 			chromedp.Evaluate(setSpeed, &ok),
 		)
 		s := b.waitFinished(t, ps.ID, totalTasks(ps.Scenario))
+		b.screenshot(t, "preset-"+ps.ID+".png")
 		if s.Primitive != ps.Scenario.Primitive {
 			t.Errorf("%s: data-primitive = %q, want %q", ps.ID, s.Primitive, ps.Scenario.Primitive)
 		}

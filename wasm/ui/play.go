@@ -51,10 +51,13 @@ type Play struct {
 	form     sim.Burst
 	span     time.Duration
 	limitNow int
-	cancel   string // the task name typed in "cancel task"
-	share    string // the link shown after "copy link"
-	snippet  string // the snippet shown after "copy embed snippet"
-	reading  string // progress of a trace being read
+	cancel   string       // the task name typed in "cancel task"
+	share    string       // the link shown after "copy link"
+	snippet  string       // the snippet shown after "copy embed snippet"
+	reading  string       // progress of a trace being read
+	details  *TaskDetails // the task whose details sheet is open
+	logQuery string       // the event log's filter, as typed
+	msgQuery string       // the messages' filter, as typed
 
 	levelsText string // the composer's priority levels, as typed
 	keysText   string // the composer's key names, as typed
@@ -369,8 +372,8 @@ func (p *Play) hostCommand(ctx app.Context, m hostMessage) {
 		err = fmt.Errorf("unknown command %q: send ping, play, pause or load", truncate(m.Kind, 40))
 	}
 	if err != nil {
+		// The host page's mistake: it hears of it; the reader does not.
 		postToParent(map[string]any{"sluice": "error", "message": err.Error()})
-		ctx.Dispatch(func(app.Context) { p.fail(err) })
 	} else {
 		sc, preset := p.sess.Scenario()
 		postToParent(map[string]any{"sluice": "state", "phase": p.sess.Phase(), "primitive": sc.Primitive, "preset": preset})

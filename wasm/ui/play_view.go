@@ -92,12 +92,15 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 	if speed == 0 {
 		speed = 1
 	}
-	var presetPicker app.UI
-	if p.Embed {
-		presetPicker = app.Select().ID("preset").Class("select").Disabled(!live).OnChange(p.onPresetSelect).Body(
-			p.presetOptions(preset)...,
-		)
+	// The embed's preset picker; on the full page, the phone's, which
+	// keeps the presets at the top of a narrow screen.
+	pickerClass := "select"
+	if !p.Embed {
+		pickerClass += " preset-quick"
 	}
+	presetPicker := app.Select().ID("preset").Class(pickerClass).Aria("label", "Preset").Disabled(!live).OnChange(p.onPresetSelect).Body(
+		p.presetOptions(preset)...,
+	)
 	spanOptions := make([]app.UI, len(spans))
 	span := p.span
 	if span == 0 {
@@ -176,10 +179,15 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 	var head app.UI
 	switch {
 	case phase == "replay":
+		var omitted app.UI
+		if p.panel.Omitted != "" {
+			omitted = app.P().ID("omitted").Class("note-warn").Text("Not shown: " + p.panel.Omitted + ".")
+		}
 		head = app.Div().Class("view-head").Body(
 			app.Div().Body(
 				app.H2().Text("Trace: "+p.panel.Replay),
-				app.P().Class("muted").Text("A loaded trace, shown read-only: hover a bar for its details. Its times are relative to its first event."),
+				app.P().ID("replay-times").Class("muted").Text("A loaded trace of "+formatCount(p.panel.Tasks)+" tasks, shown read-only: click or tap a bar for its details. "+p.panel.ReplayTimes),
+				omitted,
 			),
 			app.Button().ID("back-to-live").Class("btn").Text("Back to live").OnClick(p.onBackToLive),
 		)
@@ -198,13 +206,26 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 			app.Span().Class("tag").Text(primitiveTitles[sc.Primitive]+signature(sc)),
 		)
 	}
+	var reading app.UI
+	if p.reading != "" {
+		reading = app.Div().ID("reading-progress").Class("reading").Role("%s", "status").Body(
+			app.Span().Class("spinner").Aria("hidden", true),
+			app.Span().Text(p.reading),
+		)
+	}
 	return app.Section().Class("view").Body(
 		head,
+		p.renderZoom(),
 		app.Div().Class("canvas-wrap").Body(
-			app.Canvas().ID("timeline").Class("timeline").
-				Aria("label", "Timeline of the run: lanes with a bar per task, the waiting queue by priority, and counter tracks").
-				Role("%s", "img"),
+			app.Canvas().ID("timeline").Class("timeline").TabIndex(0).
+				Aria("label", "Timeline of the run: lanes with a bar per task, the waiting queue by priority, and counter tracks. "+
+					"Arrow keys move between tasks, Enter opens a task's details, Space plays or pauses, period steps, plus and minus zoom, 0 fits.").
+				Aria("roledescription", "timeline").
+				Role("%s", "application"),
+			reading,
 		),
+		p.renderSheet(),
+		p.renderActions(),
 		p.renderLegend(sc),
 	)
 }
@@ -275,7 +296,7 @@ func (p *Play) renderLegend(sc sim.Scenario) app.UI {
 		swatch("sw-limit", "limit"),
 	)
 	if !p.Embed {
-		items = append(items, app.Span().Class("legend-hint").Text("Hover a bar for details; click a waiting or running task to cancel it."))
+		items = append(items, app.Span().Class("legend-hint").Text("Click or tap a bar for its details; a waiting or running task can be canceled there."))
 	}
 	return app.Div().Class("legend").Body(items...)
 }
@@ -409,6 +430,7 @@ func (p *Play) renderDetails() app.UI {
 		rows = append(rows, app.Tr().Body(app.Td().ColSpan(5).Class("muted").Text("No task has started yet.")))
 	}
 	var log []app.UI
+	logShown := 0
 	for i := len(pn.Log) - 1; i >= 0; i-- {
 		e := pn.Log[i]
 		what := e.Name
@@ -416,30 +438,41 @@ func (p *Play) renderDetails() app.UI {
 			what = "#" + strconv.FormatUint(e.Task, 10)
 		}
 		detail := logDetail(pn.Primitive, e.Kind, e.Key, e.Lane, e.Weight, e.Priority, e.Err)
+		at := formatAt(e.Time.Sub(pn.Origin))
+		if !matches(p.logQuery, at, what, eventVerb(e.Kind), detail) {
+			continue
+		}
+		logShown++
 		log = append(log, app.Li().Class("log-"+eventVerbClass(e.Kind)).Body(
-			app.Span().Class("log-time").Text(formatClock(e.Time.Sub(pn.Origin).Round(time.Millisecond))),
+			app.Span().Class("log-time").Text(at),
 			app.Span().Class("log-task").Text(what),
 			app.Span().Class("log-kind").Text(eventVerb(e.Kind)),
 			app.Span().Class("log-detail").Text(detail),
 		))
 	}
 	if len(log) == 0 {
-		log = append(log, app.Li().Class("muted").Text("No events yet."))
+		log = append(log, app.Li().Class("muted").Text(map[bool]string{true: "No event matches the filter.", false: "No events yet."}[p.logQuery != ""]))
 	}
 	var msgs []app.UI
+	msgShown := 0
 	for i := len(pn.Messages) - 1; i >= 0; i-- {
 		m := pn.Messages[i]
 		class := "msg"
 		if m.Error {
 			class += " msg-error"
 		}
+		at := formatAt(m.At)
+		if !matches(p.msgQuery, at, m.Text) {
+			continue
+		}
+		msgShown++
 		msgs = append(msgs, app.Li().Class(class).Body(
-			app.Span().Class("log-time").Text(formatClock(m.At.Round(time.Millisecond))),
+			app.Span().Class("log-time").Text(at),
 			app.Span().Class("msg-text").Text(m.Text),
 		))
 	}
 	if len(msgs) == 0 {
-		msgs = append(msgs, app.Li().Class("muted").Text("Failures, refusals and changes of limit show here."))
+		msgs = append(msgs, app.Li().Class("muted").Text(map[bool]string{true: "No message matches the filter.", false: "Failures, refusals and changes of limit show here."}[p.msgQuery != ""]))
 	}
 	unlinked := app.UI(nil)
 	if pn.Unlinked != "" {
@@ -452,12 +485,12 @@ func (p *Play) renderDetails() app.UI {
 			app.P().Class("muted small").Text("Over the last 1,000 tasks of each priority that started; virtual time."),
 		),
 		app.Section().Class("card").Body(
-			app.H3().Text("Event log"),
-			app.Ol().ID("log").Class("log").Body(log...),
+			p.listHead("Event log", "log", logShown, len(pn.Log), "latest events", p.logQuery, func(q string) { p.logQuery = q }),
+			app.Ol().ID("log").Class("log log-scroll").TabIndex(0).Aria("label", "Event log, newest first").DataSet("count", logShown).Body(log...),
 		),
 		app.Section().Class("card").Body(
-			app.H3().Text("Messages"),
-			app.Ul().ID("messages").Class("log").Body(msgs...),
+			p.listHead("Messages", "messages", msgShown, pn.MessageCount, "messages", p.msgQuery, func(q string) { p.msgQuery = q }),
+			app.Ul().ID("messages").Class("log log-scroll").TabIndex(0).Aria("label", "Messages, newest first").DataSet("count", msgShown).Body(msgs...),
 			unlinked,
 		),
 	)
@@ -859,10 +892,7 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 	return app.Section().Class("card").Body(
 		app.H3().Text("Compose work"),
 		app.Div().Class("fields").Body(fields...),
-		app.Div().Class("buttons").Body(
-			app.Button().ID("add-one").Class("btn").Disabled(!p.mounted || replay).Text("Add 1 task").OnClick(p.onAddOne),
-			app.Button().ID("add-burst").Class("btn btn-primary").Disabled(!p.mounted || replay).Text("Add burst").OnClick(p.onAddBurst),
-		),
+		app.P().Class("muted small").Text(map[bool]string{true: "A loaded trace is read-only.", false: "“Add burst” and “Add 1 task” are under the timeline."}[replay]),
 	)
 }
 
@@ -890,12 +920,7 @@ func (p *Play) renderRun(sc sim.Scenario) app.UI {
 	}
 	return app.Section().Class("card").Body(
 		app.H3().Text("Run"),
-		app.Div().Class("buttons buttons-grid").Body(
-			app.Button().ID("cancel-all").Class("btn").Disabled(!on).Text("Cancel all").OnClick(p.onCancelAll),
-			app.Button().ID("drain").Class("btn").Disabled(!on).Text("Drain").OnClick(p.onDrain),
-			app.Button().ID("close").Class("btn btn-danger").Disabled(!on).Text("Close").OnClick(p.onClose),
-			app.Button().ID("reset").Class("btn").Disabled(!on).Text("↻ Reset").OnClick(p.onReset),
-		),
+		app.P().Class("muted small").Text("Cancel all, Drain, Close and Reset are under the timeline."),
 		limit,
 		app.Div().Class("inline-form").Body(
 			app.Input().Type("text").ID("cancel-name").Class("input input-small").Placeholder("%s", "t7").Value(p.cancel).

@@ -53,8 +53,11 @@ type replay struct {
 	name       string
 	rec        *trace.Recorder
 	snap       *trace.Snapshot
-	start, end time.Time
+	start, end time.Time       // start is time 0 of its times as shown: the file's ts 0, or its first event
+	first      time.Time       // its first event
 	levels     []core.Priority // its tasks' priorities, sorted
+	times      string          // how its times are shown
+	omitted    string          // what of the trace is not shown, and why; "" if nothing
 }
 
 // ChunkSize is how many tasks of a person's burst are handed to the runner
@@ -75,7 +78,7 @@ func NewSession(sc sim.Scenario, preset string) (*Session, error) {
 // load replaces the run with a new one of sc. It keeps the old run when sc
 // cannot run. s.mu must be held (or s not yet shared).
 func (s *Session) load(sc sim.Scenario, preset string) error {
-	rec := trace.NewRecorder(trace.Config{Name: "sluice " + sc.Primitive})
+	rec := trace.NewRecorder(trace.Config{Name: "sluice " + sc.Primitive, MaxLog: panelLog})
 	run, err := sim.NewRunner(sc, sim.Config{Observe: observer(rec, sc.Primitive)})
 	if err != nil {
 		return err
@@ -263,11 +266,27 @@ type Frame struct {
 // takes one snapshot of the window that ends a tenth of span after now
 // (or at span). The snapshot is reused by the next call.
 func (s *Session) Frame(real, span time.Duration) Frame {
+	return s.frame(real, span, 0, 0, false)
+}
+
+// FrameAt is Frame with the window from..to (since virtual time 0, or
+// since the loaded trace's origin) instead of the one that follows now:
+// the window the person zoomed or panned to.
+func (s *Session) FrameAt(real, from, to time.Duration) Frame {
+	return s.frame(real, to-from, from, to, true)
+}
+
+func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool) Frame {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	span = max(span, time.Second)
+	if !fixed {
+		span = max(span, time.Second)
+	}
 	if r := s.replay; r != nil {
 		from, to := r.window()
+		if fixed {
+			from, to = fixedFrom, fixedTo
+		}
 		return Frame{Snap: r.snap, Origin: r.start, Now: r.end.Sub(r.start), From: from, To: to,
 			ColorBy: s.sc.ColorBy, Levels: r.levels, Replay: true}
 	}
@@ -292,6 +311,9 @@ func (s *Session) Frame(real, span time.Duration) Frame {
 	now := s.run.Now()
 	to := max(span, now+span/10)
 	from := to - span
+	if fixed {
+		from, to = fixedFrom, fixedTo
+	}
 	s.snap = s.rec.SnapshotWindow(s.snap, sim.Epoch.Add(now), sim.Epoch.Add(from), sim.Epoch.Add(to))
 	limit := int(s.snap.Stats.Limit)
 	s.maxLimit = max(s.maxLimit, limit)
@@ -312,8 +334,9 @@ func (s *Session) wholeMS(d time.Duration) time.Duration {
 
 // window is the replay's window: the whole trace with a margin.
 func (r *replay) window() (from, to time.Duration) {
-	d := max(r.end.Sub(r.start), time.Millisecond)
-	return -d / 50, d + d/50
+	a, b := r.first.Sub(r.start), r.end.Sub(r.start)
+	d := max(b-a, time.Microsecond)
+	return a - d/50, b + d/50
 }
 
 // Step pauses and moves the run by one event: it hands over the next part
@@ -610,7 +633,24 @@ func (s *Session) LoadTrace(r io.Reader, name string) error {
 	for i := range snap.Tasks {
 		prios[i] = snap.Tasks[i].Priority
 	}
-	s.replay = &replay{name: name, rec: rec, snap: snap, start: start, end: later(snap.End, start), levels: traceLevels(prios)}
+	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: traceLevels(prios)}
+	rp.times = "Times are the trace's own: since its first event."
+	if origin, ok := rec.Origin(); ok && !start.Before(origin) && start.Sub(origin) <= 24*time.Hour {
+		rp.start = origin
+		rp.times = "Times are the trace's own, from its ts 0."
+	} else if ok {
+		rp.times = fmt.Sprintf("Times are the trace's own, from its first event, at ts %s µs.", formatCount(int(start.Sub(origin)/time.Microsecond)))
+	}
+	var left []string
+	if st := snap.Stats; st.Submitted > uint64(len(snap.Tasks)) {
+		left = append(left, fmt.Sprintf("the trace counts %s tasks but holds %s: the recorder that wrote it kept only its latest tasks (trace.Config.MaxFinished), so the earlier ones are counted, not drawn",
+			formatCount(int(st.Submitted)), formatCount(len(snap.Tasks))))
+	}
+	if d := snap.Stats.Dropped; d > 0 {
+		left = append(left, fmt.Sprintf("%s %s not fit a task's life or the recorder's bounds and %s left out", formatCount(int(d)), plural(int(d), "event did", "events did"), plural(int(d), "was", "were")))
+	}
+	rp.omitted = strings.Join(left, "; ")
+	s.replay = rp
 	return nil
 }
 
@@ -671,13 +711,16 @@ func (s *Session) SetColorBy(by string) {
 // a second: the counters, the wait times, the event log and the run's
 // messages.
 type Panel struct {
-	Phase     string // "playing", "paused", "finished" or "replay"
-	Replay    string // the loaded trace's file name, in replay
-	Primitive string
-	Preset    string
-	Link      string // the scenario, encoded for a link's hash
-	Unlinked  string // why the link no longer replays the run exactly
-	Alert     string // tasks refused since the last panel, and why
+	Phase  string // "playing", "paused", "finished" or "replay"
+	Replay string // the loaded trace's file name, in replay
+	// ReplayTimes says how a loaded trace's times are shown; Omitted what
+	// of it is not shown, and why ("" if nothing).
+	ReplayTimes, Omitted string
+	Primitive            string
+	Preset               string
+	Link                 string // the scenario, encoded for a link's hash
+	Unlinked             string // why the link no longer replays the run exactly
+	Alert                string // tasks refused since the last panel, and why
 
 	Now        time.Duration
 	Limit      int // now; 0: no limit
@@ -710,13 +753,16 @@ type Panel struct {
 	Log        []trace.Entry
 	Origin     time.Time // virtual time 0, for the log's times
 	Messages   []sim.Message
-	Trace      trace.Stats // the recorder's own totals
+	// MessageCount is how many messages the run has had; Messages holds
+	// the latest.
+	MessageCount int
+	Trace        trace.Stats // the recorder's own totals
 }
 
 // Events and messages the panel lists.
 const (
-	panelLog      = 14
-	panelMessages = 8
+	panelLog      = 200
+	panelMessages = 200
 )
 
 // Panel returns what the page shows around the timeline, from the latest
@@ -727,7 +773,7 @@ func (s *Session) Panel() Panel {
 	if r := s.replay; r != nil {
 		st := r.snap.Stats
 		return Panel{
-			Phase: "replay", Replay: r.name, Link: s.sc.Encode(),
+			Phase: "replay", Replay: r.name, Link: s.sc.Encode(), ReplayTimes: r.times, Omitted: r.omitted,
 			Now: r.end.Sub(r.start), Limit: int(st.Limit), MaxLimit: int(st.Limit),
 			Tasks: int(st.Submitted), Waiting: st.Waiting, Running: st.Running,
 			Succeeded: int(st.Succeeded), Failed: int(st.Failed), Canceled: int(st.Canceled), Panicked: int(st.Panicked),
@@ -769,6 +815,7 @@ func (s *Session) Panel() Panel {
 	}
 	msgs := s.run.Messages()
 	p.Messages = tail(msgs, panelMessages)
+	p.MessageCount = len(msgs)
 	if st.Refused > s.refused {
 		n := st.Refused - s.refused
 		s.refused = st.Refused

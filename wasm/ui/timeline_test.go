@@ -80,8 +80,8 @@ func TestTimelineDraw(t *testing.T) {
 	if tl.Hover == nil || tl.Hover.Name != bar.Name {
 		t.Fatalf("hovered task = %v, want %s", tl.Hover, bar.Name)
 	}
-	if !slices.Contains(p.Texts, "click to cancel it") || !slices.ContainsFunc(p.Texts, func(s string) bool { return strings.HasPrefix(s, bar.Name+" · ") }) {
-		t.Errorf("tooltip texts = %q, want the task's name and how to cancel it", p.Texts)
+	if !slices.Contains(p.Texts, "click or tap for details") || !slices.ContainsFunc(p.Texts, func(s string) bool { return strings.HasPrefix(s, bar.Name+" · ") }) {
+		t.Errorf("tooltip texts = %q, want the task's name and how to open its details", p.Texts)
 	}
 }
 
