@@ -50,7 +50,7 @@ func indent(src string) string {
 			depth++
 		}
 	}
-	return b.String()
+	return strings.TrimRight(b.String(), "\n") + "\n"
 }
 
 type gen struct{ b strings.Builder }
@@ -117,7 +117,7 @@ func (g *gen) scenario(s Scenario) {
 		return 0
 	})
 
-	g.p("// Command %s runs a Sluice playground scenario with sluice/core, in real time.", "scenario")
+	g.p("// This program runs a Sluice playground scenario with sluice/core, in real time.")
 	g.p("//")
 	g.p("// Its tasks are drawn as the playground draws them (math/rand/v2, seed %d), so", s.Seed)
 	g.p("// each has the name, priority, duration, outcome and key it has there. Each task")
@@ -137,7 +137,6 @@ func (g *gen) scenario(s Scenario) {
 	g.p(`"sluice/core"`)
 	g.p(")")
 	g.p("")
-	g.common(s)
 	g.p("func main() {")
 	g.p("ctx := context.Background()")
 	g.p("rng := rand.New(rand.NewPCG(%d, %d^0x9e3779b97f4a7c15))", s.Seed, s.Seed)
@@ -182,6 +181,8 @@ func (g *gen) scenario(s Scenario) {
 		"counts.succeeded.Load(), counts.failed.Load(), counts.canceled.Load(), counts.panicked.Load(), counts.refused.Load(), " +
 		"time.Since(start).Round(time.Millisecond))")
 	g.p("}")
+	g.p("")
+	g.common(s)
 }
 
 // common writes the types and functions every program shares: the task,

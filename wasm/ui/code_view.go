@@ -26,7 +26,8 @@ func goCode(sc sim.Scenario) string {
 const maxCodeRows = 22
 
 // renderCode draws the Go program of the scenario (sim.Scenario.GoCode),
-// read-only, and a button that copies it. The person's bursts, cancels and
+// read-only, indented by four spaces rather than tabs so that it reads on
+// a phone, and a button that copies it as gofmt writes it. The person's bursts, cancels and
 // limit changes are in it, at their times.
 func (p *Play) renderCode(sc sim.Scenario) app.UI {
 	code := goCode(sc)
@@ -45,7 +46,7 @@ func (p *Play) renderCode(sc sim.Scenario) app.UI {
 			app.Textarea().ID("code-text").Class("mono").ReadOnly(true).
 				Attr("wrap", "off").Attr("spellcheck", "false").
 				Aria("label", "Go program that runs this scenario").
-				Rows(min(lines, maxCodeRows)).Text(code),
+				Rows(min(lines, maxCodeRows)).Text(strings.ReplaceAll(code, "\t", "    ")),
 		),
 	)
 }

@@ -146,9 +146,15 @@ func (p *Play) OnNav(ctx app.Context) {
 	if !p.mounted {
 		return
 	}
-	_, _, hash := location()
+	_, query, hash := location()
 	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
 	if !ok || text == p.link {
+		return
+	}
+	if problem := versionProblem(query); problem != "" {
+		// The scenario is not read: the link's ?v= says it is not one
+		// this playground can run as it was meant.
+		p.notice = notice{problem, "error"}
 		return
 	}
 	sc, err := sim.Decode(text)
@@ -164,16 +170,8 @@ func (p *Play) OnNav(ctx app.Context) {
 func initialScenario() (sim.Scenario, string, string) {
 	def := sim.Presets()[0]
 	_, query, hash := location()
-	if q, err := url.ParseQuery(strings.TrimPrefix(query, "?")); err == nil {
-		if v := q.Get("v"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return def.Scenario, def.ID, fmt.Sprintf("The link's version (?v=%s) is not one this playground wrote: showing the first preset instead.", truncate(v, 20))
-			}
-			if n > sim.Version {
-				return def.Scenario, def.ID, fmt.Sprintf("The link was made by a newer playground (version %d; this one is version %d): reload the page to update it. Showing the first preset instead.", n, sim.Version)
-			}
-		}
+	if problem := versionProblem(query); problem != "" {
+		return def.Scenario, def.ID, problem + " Showing the first preset instead."
 	}
 	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
 	if !ok {
@@ -184,6 +182,27 @@ func initialScenario() (sim.Scenario, string, string) {
 		return def.Scenario, def.ID, "The link could not be opened: " + err.Error() + ". Showing the first preset instead."
 	}
 	return sc, presetFor(sc), ""
+}
+
+// versionProblem says what is wrong with the version (?v=) of a link's
+// query, or "".
+func versionProblem(query string) string {
+	q, err := url.ParseQuery(strings.TrimPrefix(query, "?"))
+	if err != nil {
+		return ""
+	}
+	v := q.Get("v")
+	if v == "" {
+		return ""
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return fmt.Sprintf("The link's version (?v=%s) is not one this playground wrote.", truncate(v, 20))
+	}
+	if n > sim.Version {
+		return fmt.Sprintf("The link was made by a newer playground (version %d; this one is version %d): reload the page to update it.", n, sim.Version)
+	}
+	return ""
 }
 
 // presetFor returns the ID of the preset whose scenario sc is, or "".
