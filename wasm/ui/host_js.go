@@ -379,7 +379,7 @@ type fileReader struct {
 }
 
 func newFileReader(file safejs.Value, size int64, progress func(read, size int64)) *fileReader {
-	return &fileReader{file: file, size: size, progress: progress, chunkBytes: 256 << 10}
+	return &fileReader{file: file, size: size, progress: progress, chunkBytes: 2 << 20}
 }
 
 func (r *fileReader) Read(p []byte) (int, error) {

@@ -460,12 +460,16 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 	ctx.Async(func() {
 		last := time.Now()
 		r := newFileReader(file, size, func(read, size int64) {
-			if time.Since(last) < 200*time.Millisecond {
+			if time.Since(last) < 150*time.Millisecond && read < size {
 				return
 			}
 			last = time.Now()
 			pct := int(read * 100 / max(size, 1))
-			ctx.Dispatch(func(app.Context) { p.reading = fmt.Sprintf("Reading %s… %d%%", name, pct) })
+			msg := fmt.Sprintf("Reading %s… %d%%", name, pct)
+			if read >= size {
+				msg = "Building the timeline of " + name + "…"
+			}
+			ctx.Dispatch(func(app.Context) { p.reading = msg })
 		})
 		err := p.sess.LoadTrace(r, name)
 		ctx.Dispatch(func(app.Context) {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -16,11 +17,18 @@ const indexFrom = 20_000
 
 // laneIndex holds a snapshot's tasks by lane, in order of start, so that
 // a frame finds the tasks in its window, and skips those that would share
-// a pixel, by binary search.
+// a pixel, by search over compact arrays.
 type laneIndex struct {
 	snap   *trace.Snapshot
 	n      int
-	byLane map[int][]int32
+	byLane map[int]*laneTasks
+}
+
+// laneTasks are one lane's tasks: their indices in the snapshot and their
+// start times (Unix nanoseconds), in order of start.
+type laneTasks struct {
+	idx        []int32
+	start, end []int64 // end is openEnd for a task still open
 }
 
 // build indexes snap, unless it is the one indexed already.
@@ -29,38 +37,79 @@ func (x *laneIndex) build(snap *trace.Snapshot) {
 		return
 	}
 	x.snap, x.n = snap, len(snap.Tasks)
-	x.byLane = make(map[int][]int32)
+	x.byLane = make(map[int]*laneTasks)
 	for i := range snap.Tasks {
 		t := &snap.Tasks[i]
-		if t.Lane >= 0 && !t.Started.IsZero() {
-			x.byLane[t.Lane] = append(x.byLane[t.Lane], int32(i))
+		if t.Lane < 0 || t.Started.IsZero() {
+			continue
 		}
+		l := x.byLane[t.Lane]
+		if l == nil {
+			l = &laneTasks{}
+			x.byLane[t.Lane] = l
+		}
+		end := int64(openEnd)
+		if !t.Ended.IsZero() {
+			end = t.Ended.UnixNano()
+		}
+		l.idx = append(l.idx, int32(i))
+		l.start = append(l.start, t.Started.UnixNano())
+		l.end = append(l.end, end)
 	}
-	for _, idx := range x.byLane {
-		slices.SortStableFunc(idx, func(a, b int32) int {
-			return snap.Tasks[a].Started.Compare(snap.Tasks[b].Started)
-		})
+	for _, l := range x.byLane {
+		if !slices.IsSorted(l.start) {
+			order := make([]int, len(l.idx))
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(l.start[a], l.start[b]) })
+			idx, start, end := make([]int32, len(order)), make([]int64, len(order)), make([]int64, len(order))
+			for i, o := range order {
+				idx[i], start[i], end[i] = l.idx[o], l.start[o], l.end[o]
+			}
+			l.idx, l.start, l.end = idx, start, end
+		}
 	}
 }
 
-// each calls draw with the index of every task of lane that may show
-// between from and to, in order of start. When draw returns a time, the
-// tasks that start before it are skipped but the last of them, which may
-// reach further (a lane's tasks never overlap).
-func (x *laneIndex) each(snap *trace.Snapshot, lane int, from, to time.Time, draw func(i int) time.Time) {
-	idx := x.byLane[lane]
-	startsFrom := func(lo int, t time.Time) int {
-		return lo + sort.Search(len(idx)-lo, func(k int) bool { return !snap.Tasks[idx[lo+k]].Started.Before(t) })
+// startsFrom returns the first position from lo on whose task starts at
+// or after t, searching outwards from lo first: the next pixel's tasks
+// are near.
+func (l *laneTasks) startsFrom(lo int, t int64) int {
+	hi, step := lo, 1
+	for hi < len(l.start) && l.start[hi] < t {
+		lo = hi + 1
+		hi += step
+		step *= 2
 	}
-	j := max(startsFrom(0, from)-1, 0)
-	for j < len(idx) {
-		if snap.Tasks[idx[j]].Started.After(to) {
+	hi = min(hi, len(l.start))
+	return lo + sort.Search(hi-lo, func(k int) bool { return l.start[lo+k] >= t })
+}
+
+// each calls draw with the index, start and end of every task of lane
+// that may show between from and to, in order of start. When draw returns
+// a time (Unix nanoseconds), the tasks that start before it are skipped,
+// but for the last of them if it reaches past it (a lane's tasks never
+// overlap).
+func (x *laneIndex) each(lane int, from, to time.Time, draw func(i int, start, end int64) int64) {
+	l := x.byLane[lane]
+	if l == nil {
+		return
+	}
+	last := to.UnixNano()
+	j := max(sort.Search(len(l.start), func(k int) bool { return l.start[k] >= from.UnixNano() })-1, 0)
+	for j < len(l.idx) {
+		if l.start[j] > last {
 			return
 		}
-		skip := draw(int(idx[j]))
+		skip := draw(int(l.idx[j]), l.start[j], l.end[j])
 		j++
-		if !skip.IsZero() {
-			j = max(startsFrom(j, skip)-1, j)
+		if skip != noSkip {
+			k := l.startsFrom(j, skip)
+			if k-1 >= j && l.end[k-1] >= skip {
+				k--
+			}
+			j = k
 		}
 	}
 }

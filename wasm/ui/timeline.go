@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -72,6 +73,8 @@ type timeline struct {
 	queueRows   []core.Priority // highest first
 	queueFold   bool            // the last queue row holds lower priorities too
 	index       laneIndex       // a loaded trace's tasks by lane, for large traces
+	queueSnap   *trace.Snapshot // the loaded trace whose queue rows are laid out
+	queueN      int
 
 	// Selected is the ID of the task selected by a tap, a click or the
 	// keyboard, or 0; the frame goroutine sets it between frames.
@@ -165,7 +168,7 @@ func (g *geometry) timeAt(x float64) time.Time {
 func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	snap := f.Snap
 	g := geometry{w: w, from: f.From, to: f.To, origin: f.Origin}
-	t.layoutQueue(snap, f.Levels)
+	t.layoutQueue(snap, f.Levels, f.Replay)
 	t.layoutLanes(f, &g)
 	labelW := t.labelWidth(p, snap, w)
 	g.plotL, g.plotR = labelW, max(labelW+40, w-14)
@@ -261,7 +264,14 @@ func (t *timeline) noteSelected(x *trace.Task, x0, y0, x1, y1 float64) {
 // every level when there are few enough, and any other priority that
 // waits. Beyond maxQueueRows rows, the last row takes every lower
 // priority too (queueFold).
-func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority) {
+func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority, replay bool) {
+	if replay && t.queueSnap == snap && t.queueN == len(snap.Tasks) {
+		return // a loaded trace does not change
+	}
+	t.queueSnap, t.queueN = nil, 0
+	if replay {
+		t.queueSnap, t.queueN = snap, len(snap.Tasks)
+	}
 	rows := t.queueRows[:0]
 	switch {
 	case classicLevels(levels):
@@ -586,30 +596,47 @@ type barPass struct {
 	pad    float64
 	last   []float64 // per row, the last pixel column drawn
 	labels []barLabel
+	runs   []barRun // per row, plain bars that touch, drawn as one
+
+	nowNs, fromNs int64   // now and the window's start, in Unix nanoseconds
+	scale         float64 // pixels per nanosecond
+}
+
+// barRun is a rectangle of touching bars of one colour in one row.
+type barRun struct {
+	x0, x1, y, h float64
+	fill         string
+}
+
+// flush draws row's run, if any.
+func (b *barPass) flush(row int) {
+	if r := &b.runs[row]; r.fill != "" {
+		b.t.fills.rect(r.fill, r.x0, r.y, r.x1-r.x0, r.h)
+		r.fill = ""
+	}
 }
 
 // draw draws task i of the frame's snapshot on its row, and reports the
 // time up to which the next task of the row would share its pixel, or the
 // zero time when it does not matter.
-func (b *barPass) draw(i, row int) (skipTo time.Time) {
+func (b *barPass) draw(i, row int, startNs, endNs int64) (skipTo int64) {
 	t, g, x := b.t, b.g, &b.f.Snap.Tasks[i]
-	end := x.Ended
-	if end.IsZero() {
-		end = b.now
+	if endNs == openEnd {
+		endNs = b.nowNs
 	}
-	x0, x1 := g.xt(x.Started), g.xt(end)
+	x0, x1 := b.xns(startNs), b.xns(endNs)
 	if x1 < g.plotL || x0 > g.plotR {
-		return time.Time{}
+		return noSkip
 	}
 	x0, x1 = max(x0, g.plotL), min(x1, g.plotR)
 	if x1-x0 < 1 {
-		if math.Floor(x0) <= b.last[row] {
-			return time.Time{}
-		}
-		x1 = x0 + 1
 		// Whatever starts before the next pixel column is drawn by this
 		// one: a thousand tasks narrower than a pixel cost one rectangle.
-		skipTo = g.timeAt(math.Floor(x0) + 1)
+		skipTo = b.nsAt(math.Floor(x0) + 1)
+		if math.Floor(x0) <= b.last[row] {
+			return skipTo
+		}
+		x1 = x0 + 1
 	}
 	b.last[row] = math.Floor(x1)
 	if x1-x0 > 4 && !x.Ended.IsZero() {
@@ -629,10 +656,17 @@ func (b *barPass) draw(i, row int) (skipTo time.Time) {
 	case core.TaskCanceled:
 		fill, cap = colCanceledBg, colCanceled
 	}
-	t.fills.rect(fill, x0, y, x1-x0, h)
-	if cap != "" {
-		cw := min(3, x1-x0)
-		t.caps.rect(cap, x1-cw, y, cw, h)
+	if r := &b.runs[row]; cap == "" && r.fill == fill && r.y == y && x0 <= r.x1+0.5 {
+		r.x1 = max(r.x1, x1)
+	} else {
+		b.flush(row)
+		if cap == "" {
+			*r = barRun{x0, x1, y, h, fill}
+		} else {
+			t.fills.rect(fill, x0, y, x1-x0, h)
+			cw := min(3, x1-x0)
+			t.caps.rect(cap, x1-cw, y, cw, h)
+		}
 	}
 	t.addHit(x0, y, x1, y+h, i)
 	t.noteSelected(x, x0, y, x1, y+h)
@@ -647,15 +681,35 @@ func (b *barPass) draw(i, row int) (skipTo time.Time) {
 	return skipTo
 }
 
+// Marks of barPass.draw's arguments and result.
+const (
+	openEnd = math.MaxInt64 // the task is open: it ends now
+	noSkip  = math.MinInt64 // nothing to skip
+)
+
+// xns returns the x of a time in Unix nanoseconds.
+func (b *barPass) xns(ns int64) float64 {
+	return b.g.plotL + float64(ns-b.fromNs)*b.scale
+}
+
+// nsAt returns the time at x, in Unix nanoseconds.
+func (b *barPass) nsAt(x float64) int64 {
+	return b.fromNs + int64(math.Ceil((x-b.g.plotL)/b.scale))
+}
+
 func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 	snap := f.Snap
 	t.fills.reset()
 	t.caps.reset()
 	b := &barPass{t: t, g: g, f: f, now: f.Origin.Add(f.Now), pad: max(2, math.Floor(g.laneH/6))}
+	b.nowNs = b.now.UnixNano()
+	b.fromNs = f.Origin.Add(g.from).UnixNano()
+	b.scale = (g.plotR - g.plotL) / float64(max(g.to-g.from, 1))
 	b.last = make([]float64, len(t.rows))
 	for i := range b.last {
 		b.last[i] = -1
 	}
+	b.runs = make([]barRun, len(t.rows))
 	if f.Replay && len(snap.Tasks) > indexFrom {
 		// A large loaded trace: each lane's tasks in order of start, so
 		// that the window and the pixels are found by binary search.
@@ -663,7 +717,7 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		from, to := g.timeAt(g.plotL), g.timeAt(g.plotR)
 		for row, r := range t.rows {
 			for _, l := range r.lanes {
-				t.index.each(snap, l.ID, from, to, func(i int) time.Time { return b.draw(i, row) })
+				t.index.each(l.ID, from, to, func(i int, s, e int64) int64 { return b.draw(i, row, s, e) })
 			}
 		}
 	} else {
@@ -673,9 +727,16 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 				continue
 			}
 			if row, ok := t.rowOf[x.Lane]; ok {
-				b.draw(i, row)
+				end := int64(openEnd)
+				if !x.Ended.IsZero() {
+					end = x.Ended.UnixNano()
+				}
+				b.draw(i, row, x.Started.UnixNano(), end)
 			}
 		}
+	}
+	for row := range b.runs {
+		b.flush(row)
 	}
 	t.fills.flush(p)
 	t.caps.flush(p)
@@ -763,21 +824,65 @@ func (t *timeline) stepPath(g *geometry, f Frame, data []trace.Sample, y func(in
 		return area, line
 	}
 	end := min(g.x(f.Now), g.plotR)
-	x0 := max(g.xt(data[0].Time), g.plotL)
+	// From the last sample at or before the window's start.
+	from := g.timeAt(g.plotL)
+	i0 := max(sort.Search(len(data), func(i int) bool { return data[i].Time.After(from) })-1, 0)
+	x0 := max(g.xt(data[i0].Time), g.plotL)
 	if x0 >= end {
 		return area, line
 	}
+	cur := y(data[i0].Value)
 	area = appendCmd(area, 'M', x0, bottom)
-	line = appendCmd(line, 'M', x0, y(data[0].Value))
-	area = appendCmd(area, 'L', x0, y(data[0].Value))
-	for i := 1; i < len(data); i++ {
-		x := min(max(g.xt(data[i].Time), g.plotL), end)
-		v := y(data[i].Value)
-		area = appendCmd(area, 'H', x)
-		area = appendCmd(area, 'V', v)
-		line = appendCmd(line, 'H', x)
-		line = appendCmd(line, 'V', v)
+	line = appendCmd(line, 'M', x0, cur)
+	area = appendCmd(area, 'L', x0, cur)
+	both := func(cmd byte, n float64) {
+		area = appendCmd(area, cmd, n)
+		line = appendCmd(line, cmd, n)
 	}
+	// Samples that fall in one pixel column are drawn as that column's
+	// extremes and its last value: a path of a few commands per pixel,
+	// however many samples there are.
+	col := math.Floor(x0)
+	hi, lo, last := cur, cur, cur
+	flush := func() {
+		for _, v := range [...]float64{hi, lo, last} {
+			if v != cur {
+				both('V', v)
+				cur = v
+			}
+		}
+	}
+	for i := i0 + 1; i < len(data); {
+		x := g.xt(data[i].Time)
+		if x > end {
+			break
+		}
+		x = max(x, g.plotL)
+		if c := math.Floor(x); c != col {
+			flush()
+			both('H', x)
+			col = c
+			v := y(data[i].Value)
+			hi, lo, last = v, v, v
+			i++
+		}
+		// The column's other samples at once, found by binary search and
+		// compared by value only.
+		limit := g.timeAt(col + 1)
+		j := i + sort.Search(len(data)-i, func(k int) bool { return !data[i+k].Time.Before(limit) })
+		if j == i && i < len(data) && math.Floor(max(g.xt(data[i].Time), g.plotL)) == col {
+			j = i + 1 // rounding put it in this column after all
+		}
+		if j > i {
+			vmin, vmax := data[i].Value, data[i].Value
+			for _, s := range data[i+1 : j] {
+				vmin, vmax = min(vmin, s.Value), max(vmax, s.Value)
+			}
+			hi, lo, last = min(hi, y(vmax)), max(lo, y(vmin)), y(data[j-1].Value)
+		}
+		i = j
+	}
+	flush()
 	area = appendCmd(area, 'H', end)
 	area = appendCmd(area, 'V', bottom)
 	area = append(area, 'Z')
@@ -982,10 +1087,20 @@ func appendCmd(b []byte, cmd byte, nums ...float64) []byte {
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		if math.IsNaN(n) || math.IsInf(n, 0) {
+		if math.IsNaN(n) || math.IsInf(n, 0) || math.Abs(n) > 1e15 {
 			n = 0
 		}
-		b = strconv.AppendFloat(b, math.Round(n*10)/10, 'f', -1, 64)
+		// One decimal, with integer arithmetic: this runs for every
+		// shape of every frame.
+		tenths := int64(math.Round(n * 10))
+		if tenths < 0 {
+			b = append(b, '-')
+			tenths = -tenths
+		}
+		b = strconv.AppendInt(b, tenths/10, 10)
+		if d := tenths % 10; d != 0 {
+			b = append(b, '.', byte('0'+d))
+		}
 	}
 	return b
 }
