@@ -118,18 +118,24 @@ func TestReplayReload(t *testing.T) {
 	// A task of the new burst that has not ended: cancel it by name, as
 	// a click on its bar and the details sheet's Cancel do.
 	victim := fmt.Sprintf("t%d", n) // the last of the burst: still waiting
-	b.run(t, "canceling one task, stepping, changing the limit",
+	b.run(t, "canceling one task",
 		typeInto("#cancel-name", victim),
 		chromedp.Click("#cancel-task", chromedp.ByQuery),
-		chromedp.Poll(fmt.Sprintf(`document.querySelector('#message').textContent.includes(%q)`, victim+" was canceled"), &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Poll(`document.querySelector('#message').dataset.kind !== "none"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	if s := b.stats(t); !strings.Contains(s.Message, victim+" was canceled") {
+		t.Fatalf("after canceling %s the message is %q", victim, s.Message)
+	}
+	b.run(t, "stepping, changing the limit",
 		chromedp.Click("#step", chromedp.ByQuery),
 		chromedp.Click("#step", chromedp.ByQuery),
 		typeInto("#limit-now", "2"),
 		chromedp.Click("#set-limit", chromedp.ByQuery),
 		chromedp.Poll(`document.querySelector('#stats').dataset.limit === "2"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	b.run(t, "playing, and while it plays at 10×, canceling all and adding a burst",
 		chromedp.Click("#play", chromedp.ByQuery),
 		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "playing"`, &ok, chromedp.WithPollingTimeout(waitLong)),
-		// While it plays, at 10×.
 		chromedp.Click("#cancel-all", chromedp.ByQuery),
 		chromedp.Click("#add-burst", chromedp.ByQuery),
 	)
