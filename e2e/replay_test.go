@@ -483,3 +483,53 @@ func TestCodeView(t *testing.T) {
 	shot("code-view-phone.png")
 	b.checkClean(t)
 }
+
+// TestPresetsAsDescribed pauses the presets whose pictures had to match
+// their text at a telling moment, checks what the counters say, and takes
+// a screenshot of each to look at. (The pause comes a frame or so after
+// the moment: the page plays at 1×.)
+func TestPresetsAsDescribed(t *testing.T) {
+	b := newBrowser(t)
+	var ok bool
+	b.run(t, "loading the playground", chromedp.Navigate(base+"/"), chromedp.WaitVisible(mounted))
+	for _, tc := range []struct {
+		id    string
+		pause string // when to pause, a condition on the counters s in JavaScript
+		check string // what must then hold
+		why   string
+	}{
+		// The heavy request waits at the head while a token is free.
+		{"semaphore", `Number(s.running) === 2 && Number(s.waiting) === 7`, `Number(s.maxTokens) === 3`,
+			"the heavy request waits at the head, the small ones behind it, while a token is free"},
+		{"keyed-devices", `Number(s.lanes) === 4`, `Number(s.lanes) === 4`, "four devices, four lanes"},
+		{"consumers", `Number(s.nowMs) >= 1000`, `Number(s.backlog) > 0`,
+			"messages not yet taken by their consumer wait in its channel, apart from the semaphore's queue"},
+		{sim.BlankID, `Number(s.nowMs) >= 300 || document.querySelector('#playground').dataset.phase === "finished"`, `Number(s.tasks) === 0`, "no work"},
+	} {
+		b.run(t, "choosing "+tc.id,
+			chromedp.Click("#preset-"+tc.id, chromedp.ByQuery),
+			chromedp.Poll(fmt.Sprintf(`document.querySelector('#playground').dataset.preset === %q`, tc.id), &ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Poll(fmt.Sprintf(`(() => { const s = document.querySelector('#stats').dataset; return %s; })()`, tc.pause),
+				&ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Evaluate(`document.querySelector('#playground').dataset.phase === "playing" && document.querySelector('#play').click(), true`, &ok),
+			chromedp.Poll(`document.querySelector('#playground').dataset.phase !== "playing"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		)
+		var held bool
+		b.run(t, "reading the counters", chromedp.Evaluate(fmt.Sprintf(`(() => {
+			const s = document.querySelector('#stats').dataset;
+			return %s;
+		})()`, tc.check), &held))
+		if !held {
+			t.Errorf("%s paused when %s: %s does not hold (%s)", tc.id, tc.pause, tc.check, tc.why)
+		}
+		var png []byte
+		b.run(t, "screenshot", chromedp.ScrollIntoView(".view", chromedp.ByQuery), chromedp.Screenshot(".view", &png, chromedp.ByQuery))
+		if err := os.MkdirAll("artifacts", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("artifacts", "described-"+tc.id+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.checkClean(t)
+}
