@@ -381,13 +381,14 @@ func (b *browser) measureFrames(t *testing.T, n int) frameStats {
 func TestTinyTimes(t *testing.T) {
 	file := foreignTrace(t, 200, 2, 0, 5, 4) // 0.5 ms in all
 	b := newBrowser(t)
-	var ok bool
+	var ticks0 string
 	b.run(t, "loading a sub-millisecond trace",
 		chromedp.Navigate(base+"/"),
 		chromedp.WaitVisible(mounted),
 		chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "replay" && document.querySelector('#timeline').dataset.ticks`,
-			&ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "replay" && document.querySelector('#timeline').dataset.tasks === "200" &&
+			document.querySelector('#timeline').dataset.toUs < 1000 && document.querySelector('#timeline').dataset.ticks`,
+			&ticks0, chromedp.WithPollingTimeout(waitLong)),
 	)
 	w := b.window(t)
 	ticks := strings.Split(w.Ticks, "|")
