@@ -394,6 +394,14 @@ func (r *Runner) replay(st Step) {
 	r.settle()
 }
 
+// LogLeft returns how many entries of the scenario's log are still to be
+// replayed.
+func (r *Runner) LogLeft() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.sc.Log) - r.replayed
+}
+
 // DropLog drops the entries of the scenario's log not yet replayed, so
 // that what a person does now follows what has happened, and returns how
 // many it dropped. [Runner.Scenario] no longer holds them.

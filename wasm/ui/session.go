@@ -514,10 +514,11 @@ func (s *Session) record(st sim.Step) bool {
 }
 
 // mark records a pause or step point in the log, which changes nothing
-// in the run; only while the log has room to spare, and not twice at one
-// point. s.mu must be held.
+// in the run; only while the log has room to spare, not twice at one
+// point, and not while a link's log is still replaying, whose later
+// entries a mark must not drop. s.mu must be held.
 func (s *Session) mark(do string) {
-	if s.replay != nil || len(s.sc.Log) >= sim.MaxLog/2 || s.unlinked != "" {
+	if s.replay != nil || len(s.sc.Log) >= sim.MaxLog/2 || s.unlinked != "" || s.run.LogLeft() > 0 {
 		return
 	}
 	if n := len(s.sc.Log); n > 0 {
