@@ -443,7 +443,7 @@ func (s *Session) Submit(b sim.Burst) error {
 func checkBurst(sc sim.Scenario, limit int, b sim.Burst) error {
 	probe := sc
 	probe.Bursts = []sim.Burst{b}
-	probe.Actions = nil
+	probe.Actions, probe.Log = nil, nil
 	if limit > 0 {
 		probe.Limit = limit
 	}
