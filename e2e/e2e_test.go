@@ -715,6 +715,16 @@ func TestEmbed(t *testing.T) {
 		t.Errorf("the embed registered %d service workers, want 0", registrations)
 	}
 	b.screenshot(t, "embed.png")
+
+	// A host's bad command is the host's problem: the embed answers it
+	// (to the host) and shows the reader nothing.
+	b.run(t, "sending a bad command from the page itself",
+		chromedp.Evaluate(`window.postMessage({sluice: "load", preset: "nope"}, "*"), window.postMessage({sluice: "play"}, "*"), true`, &ok),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "playing"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	if s := b.stats(t); s.Kind == "error" || strings.Contains(s.Message, "nope") {
+		t.Errorf("the embed shows the host's error to the reader: %q", s.Message)
+	}
 	b.checkClean(t)
 }
 
@@ -786,6 +796,26 @@ window.last = (kind) => replies.filter((r) => r.sluice === kind).pop();
 	)
 	if !strings.Contains(problem, "link") {
 		t.Errorf("error message = %q, want it to explain the bad scenario", problem)
+	}
+
+	// The reported height follows the content down as well as up: twelve
+	// worker slots, then two.
+	wide := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 1, Limit: 12, Speed: 1,
+		Bursts: []sim.Burst{{Count: 24, MinMS: 200, MaxMS: 400}}}
+	var tall, short int
+	b.run(t, "loading twelve slots",
+		chromedp.Evaluate(fmt.Sprintf(`heights.length = 0, send({sluice: "load", scenario: %q}), true`, wide.Encode()), &ok),
+		chromedp.Poll(`heights.length > 0 && Math.max(...heights)`, &tall, chromedp.WithPollingTimeout(waitLong)),
+	)
+	b.run(t, "loading two slots",
+		chromedp.Evaluate(`heights.length = 0, send({sluice: "load", preset: "priority-semaphore"}), true`, &ok),
+		chromedp.Poll(fmt.Sprintf(`heights.length > 0 && heights[heights.length - 1] < %d && heights[heights.length - 1]`, tall-50),
+			&short, chromedp.WithPollingTimeout(waitLong)),
+	)
+	var frameHeight int
+	b.run(t, "reading the frame", chromedp.Evaluate(`Number(document.getElementById("embed").height)`, &frameHeight))
+	if frameHeight != short {
+		t.Errorf("the host's iframe is %d px, want the last height reported, %d", frameHeight, short)
 	}
 	b.screenshot(t, "embed-in-frame.png")
 	b.checkErrors(t)
