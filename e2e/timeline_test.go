@@ -340,7 +340,7 @@ func TestLargeTrace(t *testing.T) {
 	if w.From < 4_900_000 || w.From > 5_000_000 || w.To < 6_250_000 || w.To > 6_400_000 {
 		t.Errorf("window = %d to %d µs, want the trace's own times, about 5,000,000 to 6,250,000 µs", w.From, w.To)
 	}
-	frames := b.measureFrames(t, 60)
+	frames := b.measureFrames(t, 130) // the last 120 frames: none of the loading
 	t.Logf("zoomed out on %d tasks: frame p95 %.2f ms, worst %.2f ms", n, frames.P95, frames.Max)
 	if frames.P95 > 16 {
 		t.Errorf("frame p95 = %.2f ms zoomed out on %d tasks, want <= 16 ms", frames.P95, n)

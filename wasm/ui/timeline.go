@@ -75,6 +75,9 @@ type timeline struct {
 	index       laneIndex       // a loaded trace's tasks by lane, for large traces
 	queueSnap   *trace.Snapshot // the loaded trace whose queue rows are laid out
 	queueN      int
+	peakSnap    *trace.Snapshot // the loaded trace whose track peaks are known
+	peaks       []int64
+	tracks      []*trackPaths
 
 	// Selected is the ID of the task selected by a tap, a click or the
 	// keyboard, or 0; the frame goroutine sets it between frames.
@@ -785,22 +788,28 @@ func (t *timeline) drawTracks(p painter, g *geometry, f Frame) {
 		top := g.trackTop + float64(i)*(trackH+trackGap)
 		bottom := top + trackH
 		p.FillRect(g.plotL, top, g.plotR-g.plotL, trackH, colStripe)
-		peak := int64(1)
-		for _, s := range tr.data {
-			peak = max(peak, s.Value)
-		}
-		if tr.limit {
-			for _, s := range limits {
-				peak = max(peak, s.Value)
+		peak := t.peak(f, i, tr.data, tr.limit, limits)
+		y := func(v int64) float64 { return bottom - float64(v)/float64(peak)*(trackH-4) }
+		key := pathKey{f.Snap, g.from, g.to, g.plotL, g.plotR, top, peak}
+		c := t.trackCache(i)
+		if !f.Replay || c.key != key {
+			// A loaded trace's tracks are drawn again only when the
+			// window moves, not when the pointer does.
+			area, line := t.stepPath(g, f, tr.data, y, bottom)
+			c.area, c.line, c.limit = append(c.area[:0], area...), append(c.line[:0], line...), c.limit[:0]
+			if tr.limit && len(limits) > 0 {
+				_, ll := t.stepPath(g, f, limits, y, bottom)
+				c.limit = append(c.limit, ll...)
+			}
+			c.key = key
+			if !f.Replay {
+				c.key = pathKey{}
 			}
 		}
-		y := func(v int64) float64 { return bottom - float64(v)/float64(peak)*(trackH-4) }
-		area, line := t.stepPath(g, f, tr.data, y, bottom)
-		p.FillPath(area, colTrackFill)
-		p.StrokePath(line, colTrackLine, 1.5)
-		if tr.limit && len(limits) > 0 {
-			_, ll := t.stepPath(g, f, limits, y, bottom)
-			p.StrokePath(ll, colLimit, 1)
+		p.FillPath(c.area, colTrackFill)
+		p.StrokePath(c.line, colTrackLine, 1.5)
+		if len(c.limit) > 0 {
+			p.StrokePath(c.limit, colLimit, 1)
 		}
 		cur := int64(0)
 		if n := len(tr.data); n > 0 {
@@ -813,6 +822,56 @@ func (t *timeline) drawTracks(p painter, g *geometry, f Frame) {
 		p.Text(t.fit(p, label, fontSmall, g.plotL-14), 8, top+trackH/2+4, fontSmall, colText, alignLeft)
 		p.Text(strconv.FormatInt(peak, 10), g.plotR-2, top+10, fontSmall, colMuted, alignRight)
 	}
+}
+
+// pathKey is what a counter track's path depends on, in a loaded trace.
+type pathKey struct {
+	snap         *trace.Snapshot
+	from, to     time.Duration
+	plotL, plotR float64
+	top          float64
+	peak         int64
+}
+
+// trackPaths are a counter track's paths as last drawn.
+type trackPaths struct {
+	key               pathKey
+	area, line, limit []byte
+}
+
+// trackCache returns the paths of counter track i as last drawn.
+func (t *timeline) trackCache(i int) *trackPaths {
+	for len(t.tracks) <= i {
+		t.tracks = append(t.tracks, &trackPaths{})
+	}
+	return t.tracks[i]
+}
+
+// peak returns the highest value of counter track i of the frame (with
+// the limit's, if limit): the top of its scale. A loaded trace's peaks are
+// found once.
+func (t *timeline) peak(f Frame, i int, data []trace.Sample, limit bool, limits []trace.Sample) int64 {
+	if f.Replay && t.peakSnap == f.Snap && i < len(t.peaks) {
+		return t.peaks[i]
+	}
+	peak := int64(1)
+	for _, s := range data {
+		peak = max(peak, s.Value)
+	}
+	if limit {
+		for _, s := range limits {
+			peak = max(peak, s.Value)
+		}
+	}
+	if f.Replay {
+		if t.peakSnap != f.Snap {
+			t.peakSnap, t.peaks = f.Snap, t.peaks[:0]
+		}
+		if i == len(t.peaks) {
+			t.peaks = append(t.peaks, peak)
+		}
+	}
+	return peak
 }
 
 // stepPath returns the outline of a counter track's samples as a filled
