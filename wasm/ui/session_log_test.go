@@ -1,6 +1,7 @@
 package ui_test
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -11,7 +12,17 @@ import (
 // TestPauseDuringReplayKeepsTheLog opens a link whose log is still to
 // replay, pauses and steps through it: the pause and steps are not
 // recorded over the link's later entries, and the run ends as the link's.
+// oneThread runs the test's goroutines on one thread, as the playground's
+// run in WebAssembly: with several threads, a cancel-all that cancels a
+// semaphore waiter just as a release wakes it races, so that two runs of
+// one scenario may differ by that race.
+func oneThread(t *testing.T) {
+	prev := runtime.GOMAXPROCS(1)
+	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+}
+
 func TestPauseDuringReplayKeepsTheLog(t *testing.T) {
+	oneThread(t)
 	ps, _ := sim.PresetByID("semaphore")
 	sc := ps.Scenario
 	sc.Log = []sim.Step{
