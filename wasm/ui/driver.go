@@ -156,6 +156,7 @@ const (
 	inputKey                    // a key, Key, with Shift
 	inputFit                    // back to the whole run or trace
 	inputClose                  // the details sheet was closed
+	inputReset                  // a new run: no selection, the default window
 )
 
 // input is one thing a person did on the timeline, recorded by the
@@ -214,6 +215,9 @@ func (d *driver) apply(in input) effect {
 		d.view = view{}
 	case inputClose:
 		d.details = 0
+	case inputReset:
+		d.view, d.tl.Selected, d.details = view{}, 0, 0
+		return effect{Kind: effectClose}
 	case inputKey:
 		return d.key(in, from, to)
 	}

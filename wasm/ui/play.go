@@ -295,6 +295,9 @@ func (p *Play) fail(err error) {
 
 // load replaces the scenario and starts it playing from 0.
 func (p *Play) load(ctx app.Context, sc sim.Scenario, preset, ok string) {
+	if p.drv != nil {
+		p.drv.push(input{Kind: inputReset}) // task IDs start again
+	}
 	p.command(ctx, ok, func() error {
 		if err := p.sess.Load(sc, preset); err != nil {
 			return err
@@ -503,6 +506,9 @@ func (p *Play) onSpan(ctx app.Context, e app.Event) {
 
 func (p *Play) onReset(ctx app.Context, e app.Event) {
 	p.notice = notice{}
+	if p.drv != nil {
+		p.drv.push(input{Kind: inputReset})
+	}
 	p.command(ctx, "", func() error {
 		if err := p.sess.Reset(); err != nil {
 			return err
