@@ -3,11 +3,15 @@
 package e2e
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // violation is what axe-core reports of a failed rule.
@@ -66,6 +70,28 @@ func TestAccessibility(t *testing.T) {
 	)
 	reportAxe(t, "/ with a task's details", b.runAxe(t))
 
+	// The focus ring of a primary button, reached by the keyboard,
+	// contrasts 3:1 or more with what is around it.
+	var ring struct {
+		Style string  `json:"style"`
+		Width float64 `json:"width"`
+		Color string  `json:"color"`
+		Back  string  `json:"back"`
+	}
+	b.run(t, "tabbing to Add burst",
+		chromedp.Focus("#add-one", chromedp.ByQuery),
+		chromedp.KeyEvent(kb.Tab, chromedp.KeyModifiers(input.ModifierShift)),
+		chromedp.Evaluate(`(() => { const el = document.activeElement, cs = getComputedStyle(el);
+			let p = el.parentElement, back = "rgba(0, 0, 0, 0)";
+			while (p && (back === "rgba(0, 0, 0, 0)" || back === "transparent")) { back = getComputedStyle(p).backgroundColor; p = p.parentElement; }
+			return {style: el.id + " " + cs.outlineStyle, width: parseFloat(cs.outlineWidth), color: cs.outlineColor, back: back}; })()`, &ring),
+	)
+	if !strings.HasPrefix(ring.Style, "add-burst ") || strings.HasSuffix(ring.Style, " none") || ring.Width < 2 {
+		t.Errorf("focus ring of Add burst = %+v, want a visible outline of 2 px or more", ring)
+	} else if c := contrastRGB(ring.Color, ring.Back); c < 3 {
+		t.Errorf("focus ring %s on %s: contrast %.2f:1, want >= 3:1", ring.Color, ring.Back, c)
+	}
+
 	b.run(t, "loading the embed",
 		chromedp.Navigate(base+"/embed"),
 		chromedp.WaitVisible(mounted),
@@ -73,4 +99,30 @@ func TestAccessibility(t *testing.T) {
 	)
 	reportAxe(t, "/embed", b.runAxe(t))
 	b.checkErrors(t)
+}
+
+// contrastRGB returns the WCAG contrast ratio of two CSS colours written
+// "rgb(r, g, b)" or "rgba(r, g, b, a)" (alpha ignored), or 0.
+func contrastRGB(a, b string) float64 {
+	lum := func(c string) (float64, bool) {
+		var r, g, bl float64
+		c = strings.NewReplacer("rgba(", "", "rgb(", "", ")", "", ",", " ").Replace(c)
+		if n, _ := fmt.Sscan(c, &r, &g, &bl); n != 3 {
+			return 0, false
+		}
+		ch := func(v float64) float64 {
+			v /= 255
+			if v <= 0.03928 {
+				return v / 12.92
+			}
+			return math.Pow((v+0.055)/1.055, 2.4)
+		}
+		return 0.2126*ch(r) + 0.7152*ch(g) + 0.0722*ch(bl), true
+	}
+	la, ok1 := lum(a)
+	lb, ok2 := lum(b)
+	if !ok1 || !ok2 {
+		return 0
+	}
+	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
 }

@@ -428,30 +428,10 @@ func TestPlayground(t *testing.T) {
 
 	// Clicking a task's bar selects it and opens its details; only the
 	// sheet's Cancel button cancels it.
-	var hit string
-	b.run(t, "pausing, to click a task",
-		chromedp.Click("#play", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused" && document.querySelector('#timeline').dataset.openHit`,
-			&hit, chromedp.WithPollingTimeout(waitLong)),
-	)
-	var x, y float64
-	var name string
-	if _, err := fmt.Sscanf(hit, "%g %g %s", &x, &y, &name); err != nil {
-		t.Fatalf("canvas data-open-hit = %q: %v", hit, err)
-	}
-	var rect struct{ Left, Top float64 }
-	b.run(t, "finding the canvas",
-		// At the top of the page, where the sticky controls do not cover
-		// the canvas.
-		chromedp.Evaluate(`(() => {
-			window.scrollTo(0, 0);
-			const r = document.querySelector('#timeline').getBoundingClientRect();
-			return {left: r.left, top: r.top};
-		})()`, &rect),
-	)
+	x, y, name := b.pausedHit(t)
 	before := b.stats(t)
 	b.run(t, "clicking "+name,
-		chromedp.MouseClickXY(rect.Left+x, rect.Top+y),
+		chromedp.MouseClickXY(x, y),
 		chromedp.Poll(fmt.Sprintf(`(() => { const s = document.querySelector('#details-sheet');
 			return s && !s.hidden && s.dataset.task === %q && document.querySelector('#timeline').dataset.selected === %q; })()`, name, name), &ok,
 			chromedp.WithPollingTimeout(waitLong)),

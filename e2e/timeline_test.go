@@ -57,6 +57,26 @@ func (b *browser) pausedHit(t *testing.T) (x, y float64, name string) {
 		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused" && document.querySelector('#timeline').dataset.openHit`,
 			&hit, chromedp.WithPollingTimeout(waitLong)),
 	)
+	// The hit is published a few times a second: take it once it holds
+	// across published frames of the paused run.
+	for range 20 {
+		var now struct {
+			Hit    string `json:"hit"`
+			Frames int    `json:"frames"`
+		}
+		const read = `(() => { const d = document.querySelector('#timeline').dataset; return {hit: d.openHit, frames: Number(d.frames)}; })()`
+		b.run(t, "reading the hit", chromedp.Evaluate(read, &now))
+		var later struct {
+			Hit    string `json:"hit"`
+			Frames int    `json:"frames"`
+		}
+		b.run(t, "reading it again", chromedp.Poll(fmt.Sprintf(`(() => { const d = document.querySelector('#timeline').dataset;
+			return Number(d.frames) > %d && {hit: d.openHit, frames: Number(d.frames)}; })()`, now.Frames+5), &later, chromedp.WithPollingTimeout(waitLong)))
+		hit = later.Hit
+		if later.Hit == now.Hit && hit != "" {
+			break
+		}
+	}
 	var cx, cy float64
 	if _, err := fmt.Sscanf(hit, "%g %g %s", &cx, &cy, &name); err != nil {
 		t.Fatalf("canvas data-open-hit = %q: %v", hit, err)
@@ -471,6 +491,20 @@ func TestLayout(t *testing.T) {
 		}
 	}
 	b.viewShot(t, "desktop-first-screen.png")
+
+	// No counter's label is cut short, on the page or in the embed.
+	for _, page := range []string{"/", "/embed"} {
+		var cut []string
+		b.run(t, "checking the labels of "+page,
+			chromedp.Navigate(base+page),
+			chromedp.WaitVisible(mounted),
+			chromedp.Evaluate(`[...document.querySelectorAll('.counter-label, .counter-of, .legend-item, .preset-title')]
+				.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent)`, &cut),
+		)
+		if len(cut) > 0 {
+			t.Errorf("%s: labels cut short: %q", page, cut)
+		}
+	}
 	b.checkClean(t)
 }
 
