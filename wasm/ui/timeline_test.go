@@ -217,3 +217,25 @@ func TestTimelineReplay(t *testing.T) {
 		t.Errorf("Cancel in replay = nil; a loaded trace is read-only")
 	}
 }
+
+// The label column is as wide as its longest label: nothing is cut short.
+func TestTimelineLabelsWhole(t *testing.T) {
+	for _, ps := range sim.Presets() {
+		s, err := ui.NewSession(ps.Scenario, ps.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		playFor(s, 1500*time.Millisecond)
+		for _, compact := range []bool{false, true} {
+			tl := ui.NewTimeline(compact)
+			var p ui.TestPainter
+			ui.DrawFrame(tl, &p, s, 0, 1000, ui.Point{})
+			for _, tx := range p.Texts {
+				if strings.HasSuffix(tx, "…") {
+					t.Errorf("%s (compact %v): label %q is cut short", ps.ID, compact, tx)
+				}
+			}
+		}
+		s.Close()
+	}
+}
