@@ -161,7 +161,34 @@ func TestTouch(t *testing.T) {
 	if after := b.stats(t); after.Canceled != before.Canceled+1 {
 		t.Errorf("canceled = %d after Cancel, want %d", after.Canceled, before.Canceled+1)
 	}
+
+	// Two fingers spreading apart zoom in.
+	win := b.window(t)
+	b.run(t, "pinching the timeline",
+		pinch(x, y-30, 20, 120),
+		chromedp.Poll(fmt.Sprintf(`document.querySelector('#timeline').dataset.zoomed === "true" &&
+			Number(document.querySelector('#timeline').dataset.toUs) - Number(document.querySelector('#timeline').dataset.fromUs) < %d`, (win.To-win.From)*8/10),
+			&ok, chromedp.WithPollingTimeout(waitLong)),
+	)
 	b.checkClean(t)
+}
+
+// pinch puts two fingers d0 apart around x, y and spreads them to d1.
+func pinch(x, y, d0, d1 float64) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		points := func(d float64) []*input.TouchPoint {
+			return []*input.TouchPoint{{X: x - d/2, Y: y, ID: 1}, {X: x + d/2, Y: y, ID: 2}}
+		}
+		if err := input.DispatchTouchEvent(input.TouchStart, points(d0)).Do(ctx); err != nil {
+			return err
+		}
+		for i := 1; i <= 8; i++ {
+			if err := input.DispatchTouchEvent(input.TouchMove, points(d0+(d1-d0)*float64(i)/8)).Do(ctx); err != nil {
+				return err
+			}
+		}
+		return input.DispatchTouchEvent(input.TouchEnd, []*input.TouchPoint{}).Do(ctx)
+	})
 }
 
 // TestKeyboard drives the timeline from the keyboard alone.
