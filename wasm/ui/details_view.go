@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v9/pkg/app"
 )
@@ -138,4 +139,14 @@ func matches(query string, fields ...string) bool {
 		}
 	}
 	return true
+}
+
+// clockText is the clock of the transport bar: the run's virtual time to a
+// hundredth of a second, or a loaded trace's length as precisely as it
+// needs (a trace may last microseconds).
+func clockText(phase string, now time.Duration) string {
+	if phase == "replay" {
+		return formatAt(now)
+	}
+	return formatClock(now.Round(10 * time.Millisecond))
 }

@@ -126,7 +126,7 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 		)),
 		presetPicker,
 		app.Div().Class("clock").Body(
-			app.Span().ID("clock").Class("clock-time").Text("t = "+formatClock(p.panel.Now.Round(10*time.Millisecond))),
+			app.Span().ID("clock").Class("clock-time").Text("t = "+clockText(phase, p.panel.Now)),
 			app.Span().ID("phase").Class("badge badge-"+phase).Text(phaseLabel(phase)),
 		),
 	)
