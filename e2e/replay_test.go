@@ -321,8 +321,8 @@ func TestRejectedValuesCleared(t *testing.T) {
 			t.Errorf("after %s was refused, %s shows %q, want the value in effect, %q", typed, sel, got, keep)
 		}
 	}
-	refuse("#seed", "-1", "between 0 and", "13")
-	refuse("#capacity", "-1", "between 0 and 10,000", "0")
+	refuse("#seed", "-1", "seed must be 0 or more; it is -1", "13")
+	refuse("#capacity", "-1", "must be between 0 (unbounded) and 10,000; it is -1", "0")
 	refuse("#limit", "0", "between 1 and 10,000; it is 0", "3")
 	refuse("#limit", "-3", "between 1 and 10,000; it is -3", "3")
 	if s := b.stats(t); s.MaxLimit != 3 {
@@ -339,7 +339,7 @@ func TestRejectedValuesCleared(t *testing.T) {
 			t.Errorf("after a primitive change, %s shows %q, want %q", sel, got, want)
 		}
 	}
-	refuse("#seed", "-1", "between 0 and", "13")
+	refuse("#seed", "-1", "seed must be 0 or more; it is -1", "13")
 	b.run(t, "choosing the async semaphore preset",
 		chromedp.Click("#preset-semaphore", chromedp.ByQuery),
 		chromedp.Poll(`document.querySelector('#playground').dataset.preset === "semaphore"`, &ok, chromedp.WithPollingTimeout(waitLong)),

@@ -323,9 +323,6 @@ func (p *Play) edit(ctx app.Context, change func(*sim.Scenario)) {
 // it still runs: a keyed burst needs keys, consumers need a consumer, a
 // semaphore task cannot weigh more than the limit.
 func fitScenario(sc *sim.Scenario) {
-	if sc.Primitive != sim.Keyed && sc.Limit < 1 {
-		sc.Limit = 1
-	}
 	if sc.Primitive == sim.Consume && len(sc.Consumers) == 0 {
 		sc.Consumers = []sim.Consumer{{Concurrency: 2, Priority: 1}, {Concurrency: 2}}
 	}

@@ -686,22 +686,27 @@ func (p *Play) numField(id, label, hint string, value, lo, hi int, set func(ctx 
 			s := strings.TrimSpace(ctx.JSSrc().Get("value").String())
 			n, err := strconv.Atoi(s)
 			before := p.notice
-			switch {
-			case err != nil:
+			if err != nil {
 				p.fail(fmt.Errorf("%s must be a whole number; %q is not one", strings.ToLower(label), truncate(s, 20)))
-			case n < lo || n > hi:
-				p.fail(fmt.Errorf("%s must be between %s and %s; it is %s", strings.ToLower(label), formatCount(lo), formatCount(hi), formatCount(n)))
-			default:
+			} else {
 				set(ctx, n)
 			}
-			if p.notice != before && p.notice.Kind == "error" {
-				// Refused: the field goes back to the value in effect, so
-				// that nothing refused stays in the form.
+			if p.notice != before && p.notice.Kind == "error" && !composerField(id) {
+				// A setup value refused: the field goes back to the value
+				// in effect, so that nothing refused stays in the form.
+				// (The composer's values take effect with "Add burst",
+				// which says what is wrong with them.)
 				ctx.JSSrc().Set("value", value)
 			}
 		}, id),
 		hintUI,
 	)
+}
+
+// composerField reports whether the number input id is one of the
+// composer's.
+func composerField(id string) bool {
+	return strings.HasPrefix(id, "burst-") || strings.HasPrefix(id, "mix-")
 }
 
 func (p *Play) renderSetup(sc sim.Scenario) app.UI {
@@ -715,7 +720,13 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 			app.Select().ID("primitive").Class("select").Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
 				v := ctx.JSSrc().Get("value").String()
 				before := p.notice
-				p.edit(ctx, func(sc *sim.Scenario) { sc.Primitive = v })
+				p.edit(ctx, func(sc *sim.Scenario) {
+					sc.Primitive = v
+					if v != sim.Keyed && sc.Limit < 1 {
+						// From the keyed queue's "no limit".
+						sc.Limit = 1
+					}
+				})
 				if p.notice != before && p.notice.Kind == "error" {
 					ctx.JSSrc().Set("value", sc.Primitive)
 				}
