@@ -378,7 +378,7 @@ func (b *browser) waitFinished(t *testing.T, preset string, tasks int) stats {
 
 func totalTasks(sc sim.Scenario) int {
 	n := 0
-	for _, b := range sc.Bursts {
+	for _, b := range sc.AllBursts() {
 		n += b.Count
 	}
 	return n
@@ -517,8 +517,8 @@ func TestLink(t *testing.T) {
 	if sc.Primitive != sim.Keyed || sc.IdleMS != 500 || sc.Speed != 10 {
 		t.Errorf("the link holds %+v, want the keyed preset with a 500 ms idle timeout at 10×", sc)
 	}
-	if last := sc.Bursts[len(sc.Bursts)-1]; last.Count != 5 {
-		t.Errorf("the link's last burst has %d tasks, want the 5 added", last.Count)
+	if all := sc.AllBursts(); len(all) == 0 || all[len(all)-1].Count != 5 {
+		t.Errorf("the link's bursts are %+v, want the last to be the 5 tasks added", all)
 	}
 	if !strings.HasPrefix(link, base+"/?v=") {
 		t.Errorf("link %q does not carry ?v=", link)
@@ -651,11 +651,13 @@ func TestBadInput(t *testing.T) {
 	b.run(t, "the page keeps running", chromedp.Poll(
 		`Number(document.querySelector('#stats').dataset.nowMs) > 300`, &ok, chromedp.WithPollingTimeout(waitLong)))
 
+	// The form refuses the value at once, or Add burst does.
 	b.run(t, "asking for 50,000 tasks",
 		chromedp.Click("#dismiss", chromedp.ByQuery),
-		chromedp.SetValue("#burst-count", "50000", chromedp.ByQuery),
-		chromedp.Evaluate(`document.querySelector('#burst-count').dispatchEvent(new Event('change', {bubbles: true}))`, &ok),
-		chromedp.Click("#add-burst", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#message').dataset.kind === "none"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Evaluate(`(() => { const el = document.querySelector('#burst-count'); el.value = "50000";
+			el.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`, &ok),
+		chromedp.Evaluate(`document.querySelector('#message').dataset.kind === "error" || (document.querySelector('#add-burst').click(), true)`, &ok),
 		chromedp.Poll(`document.querySelector('#message').dataset.kind === "error"`, &ok, chromedp.WithPollingTimeout(waitLong)),
 	)
 	s = b.stats(t)
