@@ -74,7 +74,7 @@ func formatTick(d, step time.Duration) string {
 // multiples of step.
 func decimals(step, unit time.Duration) int {
 	n := 0
-	for u := unit; u > step && n < 9; u /= 10 {
+	for u := unit; u > 0 && step%u != 0 && n < 9; u /= 10 {
 		n++
 	}
 	return n

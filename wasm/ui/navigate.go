@@ -191,6 +191,27 @@ func (t *timeline) navRows(f Frame) [][]int {
 			rows = append(rows, slices.Clone(t.queue[r]))
 		}
 	}
+	if f.Replay && len(snap.Tasks) > indexFrom {
+		// A large loaded trace: its lanes are indexed in order already.
+		t.index.build(snap)
+		for _, r := range t.rows {
+			var row []int
+			for _, l := range r.lanes {
+				if lt := t.index.byLane[l.ID]; lt != nil {
+					for _, i := range lt.idx {
+						row = append(row, int(i))
+					}
+				}
+			}
+			if len(row) > 0 {
+				if len(r.lanes) > 1 {
+					slices.SortStableFunc(row, func(a, b int) int { return snap.Tasks[a].Started.Compare(snap.Tasks[b].Started) })
+				}
+				rows = append(rows, row)
+			}
+		}
+		return rows
+	}
 	lanes := make([][]int, len(t.rows))
 	for i := range snap.Tasks {
 		x := &snap.Tasks[i]

@@ -499,6 +499,7 @@ func (p *Play) onSpan(ctx app.Context, e app.Event) {
 	}
 	p.span = d
 	p.drv.span.Store(int64(d))
+	p.drv.push(input{Kind: inputFit}) // the chosen window, following the run
 }
 
 func (p *Play) onReset(ctx app.Context, e app.Event) {
