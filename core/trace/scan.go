@@ -295,6 +295,10 @@ func (s *scanner) event(ev *rawEvent) error {
 // scan reads the events of input as parse does, through p.keep.
 func (p *parser) scan(input []byte) error {
 	s := &scanner{b: input}
+	// Room for every event at once, rather than growing by copies.
+	if n := bytes.Count(input, []byte(`"ph"`)); n > 0 {
+		p.events = make([]event, 0, min(n, MaxJSONEvents))
+	}
 	events := func() error {
 		if err := s.expect('['); err != nil {
 			return err

@@ -5,6 +5,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -471,7 +472,12 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 			}
 			ctx.Dispatch(func(app.Context) { p.reading = msg })
 		})
+		// Reading a large trace allocates its model at once: collecting
+		// less often meanwhile saves a good part of the time (the browser
+		// gives wasm one thread).
+		gc := debug.SetGCPercent(400)
 		err := p.sess.LoadTrace(r, name)
+		debug.SetGCPercent(gc)
 		ctx.Dispatch(func(app.Context) {
 			p.reading = ""
 			if err != nil {
