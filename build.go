@@ -140,7 +140,8 @@ func buildWasm(root string, tc toolchain) error {
 	start := time.Now()
 	tmp := filepath.Join(root, wasmFile+".tmp")
 	defer os.Remove(tmp)
-	cmd := exec.Command(filepath.Join(tc.goroot, "bin", "go"), "build", "-o", tmp, "./wasm")
+	// -s -w: no symbol table or DWARF, which the browser never reads.
+	cmd := exec.Command(filepath.Join(tc.goroot, "bin", "go"), "build", "-ldflags=-s -w", "-o", tmp, "./wasm")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr

@@ -27,6 +27,11 @@ func exportStatic(root, dir string, tc toolchain) error {
 	if err := app.GenerateStaticWebsite(dir, s.app, ui.Paths...); err != nil {
 		return fmt.Errorf("exporting the static site: %v", err)
 	}
+	for _, page := range []string{"index.html", "embed.html"} {
+		if err := zoomableFile(filepath.Join(dir, page)); err != nil {
+			return err
+		}
+	}
 	// Static servers map /embed to embed/index.html (through a redirect to
 	// /embed/), not to embed.html: the embed is there too.
 	embed, err := os.ReadFile(filepath.Join(dir, "embed.html"))

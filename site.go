@@ -90,7 +90,7 @@ func (s *site) Handler() http.Handler {
 		if p == "/" {
 			p = "/{$}"
 		}
-		mux.Handle("GET "+p, s.app)
+		mux.Handle("GET "+p, zoomable(s.app))
 	}
 	for _, p := range []string{"/app.css", "/app-worker.js", "/manifest.webmanifest"} {
 		mux.Handle("GET "+p, s.app)

@@ -174,7 +174,7 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1200, 900),
+		chromedp.WindowSize(1400, 1000),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
@@ -378,7 +378,7 @@ func (b *browser) waitFinished(t *testing.T, preset string, tasks int) stats {
 
 func totalTasks(sc sim.Scenario) int {
 	n := 0
-	for _, b := range sc.Bursts {
+	for _, b := range sc.AllBursts() {
 		n += b.Count
 	}
 	return n
@@ -426,32 +426,24 @@ func TestPlayground(t *testing.T) {
 		&ok, chromedp.WithPollingTimeout(waitLong)))
 	b.screenshot(t, "playground.png")
 
-	// Clicking a task's bar cancels it.
-	var hit string
-	b.run(t, "pausing, to click a task",
-		chromedp.Click("#play", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused" && document.querySelector('#timeline').dataset.openHit`,
-			&hit, chromedp.WithPollingTimeout(waitLong)),
-	)
-	var x, y float64
-	var name string
-	if _, err := fmt.Sscanf(hit, "%g %g %s", &x, &y, &name); err != nil {
-		t.Fatalf("canvas data-open-hit = %q: %v", hit, err)
-	}
-	var rect struct{ Left, Top float64 }
-	b.run(t, "finding the canvas",
-		// At the top of the page, where the sticky controls do not cover
-		// the canvas.
-		chromedp.Evaluate(`(() => {
-			window.scrollTo(0, 0);
-			const r = document.querySelector('#timeline').getBoundingClientRect();
-			return {left: r.left, top: r.top};
-		})()`, &rect),
-	)
+	// Clicking a task's bar selects it and opens its details; only the
+	// sheet's Cancel button cancels it.
+	x, y, name := b.pausedHit(t)
+	before := b.stats(t)
 	b.run(t, "clicking "+name,
-		chromedp.MouseClickXY(rect.Left+x, rect.Top+y),
+		chromedp.MouseClickXY(x, y),
+		chromedp.Poll(fmt.Sprintf(`(() => { const s = document.querySelector('#details-sheet');
+			return s && !s.hidden && s.dataset.task === %q && document.querySelector('#timeline').dataset.selected === %q; })()`, name, name), &ok,
+			chromedp.WithPollingTimeout(waitLong)),
+	)
+	if after := b.stats(t); after.Canceled != before.Canceled {
+		t.Errorf("a click canceled a task at once (canceled %d -> %d): it must only open the details", before.Canceled, after.Canceled)
+	}
+	b.run(t, "canceling "+name+" from its details",
+		chromedp.Click("#sheet-cancel", chromedp.ByQuery),
 		chromedp.Poll(fmt.Sprintf(`document.querySelector('#message').textContent.includes(%q)`, name+" was canceled"), &ok,
 			chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Click("#sheet-close", chromedp.ByQuery),
 	)
 
 	// Every preset runs to its end, at 10×, with counters that add up.
@@ -463,6 +455,7 @@ func TestPlayground(t *testing.T) {
 			chromedp.Evaluate(setSpeed, &ok),
 		)
 		s := b.waitFinished(t, ps.ID, totalTasks(ps.Scenario))
+		b.screenshot(t, "preset-"+ps.ID+".png")
 		if s.Primitive != ps.Scenario.Primitive {
 			t.Errorf("%s: data-primitive = %q, want %q", ps.ID, s.Primitive, ps.Scenario.Primitive)
 		}
@@ -524,8 +517,8 @@ func TestLink(t *testing.T) {
 	if sc.Primitive != sim.Keyed || sc.IdleMS != 500 || sc.Speed != 10 {
 		t.Errorf("the link holds %+v, want the keyed preset with a 500 ms idle timeout at 10×", sc)
 	}
-	if last := sc.Bursts[len(sc.Bursts)-1]; last.Count != 5 {
-		t.Errorf("the link's last burst has %d tasks, want the 5 added", last.Count)
+	if all := sc.AllBursts(); len(all) == 0 || all[len(all)-1].Count != 5 {
+		t.Errorf("the link's bursts are %+v, want the last to be the 5 tasks added", all)
 	}
 	if !strings.HasPrefix(link, base+"/?v=") {
 		t.Errorf("link %q does not carry ?v=", link)
@@ -658,11 +651,13 @@ func TestBadInput(t *testing.T) {
 	b.run(t, "the page keeps running", chromedp.Poll(
 		`Number(document.querySelector('#stats').dataset.nowMs) > 300`, &ok, chromedp.WithPollingTimeout(waitLong)))
 
+	// The form refuses the value at once, or Add burst does.
 	b.run(t, "asking for 50,000 tasks",
 		chromedp.Click("#dismiss", chromedp.ByQuery),
-		chromedp.SetValue("#burst-count", "50000", chromedp.ByQuery),
-		chromedp.Evaluate(`document.querySelector('#burst-count').dispatchEvent(new Event('change', {bubbles: true}))`, &ok),
-		chromedp.Click("#add-burst", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#message').dataset.kind === "none"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Evaluate(`(() => { const el = document.querySelector('#burst-count'); el.value = "50000";
+			el.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`, &ok),
+		chromedp.Evaluate(`document.querySelector('#message').dataset.kind === "error" || (document.querySelector('#add-burst').click(), true)`, &ok),
 		chromedp.Poll(`document.querySelector('#message').dataset.kind === "error"`, &ok, chromedp.WithPollingTimeout(waitLong)),
 	)
 	s = b.stats(t)
@@ -702,6 +697,16 @@ func TestEmbed(t *testing.T) {
 		t.Errorf("the embed registered %d service workers, want 0", registrations)
 	}
 	b.screenshot(t, "embed.png")
+
+	// A host's bad command is the host's problem: the embed answers it
+	// (to the host) and shows the reader nothing.
+	b.run(t, "sending a bad command from the page itself",
+		chromedp.Evaluate(`window.postMessage({sluice: "load", preset: "nope"}, "*"), window.postMessage({sluice: "play"}, "*"), true`, &ok),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "playing"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	if s := b.stats(t); s.Kind == "error" || strings.Contains(s.Message, "nope") {
+		t.Errorf("the embed shows the host's error to the reader: %q", s.Message)
+	}
 	b.checkClean(t)
 }
 
@@ -773,6 +778,26 @@ window.last = (kind) => replies.filter((r) => r.sluice === kind).pop();
 	)
 	if !strings.Contains(problem, "link") {
 		t.Errorf("error message = %q, want it to explain the bad scenario", problem)
+	}
+
+	// The reported height follows the content down as well as up: twelve
+	// worker slots, then two.
+	wide := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 1, Limit: 12, Speed: 1,
+		Bursts: []sim.Burst{{Count: 24, MinMS: 200, MaxMS: 400}}}
+	var tall, short int
+	b.run(t, "loading twelve slots",
+		chromedp.Evaluate(fmt.Sprintf(`heights.length = 0, send({sluice: "load", scenario: %q}), true`, wide.Encode()), &ok),
+		chromedp.Poll(`heights.length > 0 && Math.max(...heights)`, &tall, chromedp.WithPollingTimeout(waitLong)),
+	)
+	b.run(t, "loading two slots",
+		chromedp.Evaluate(`heights.length = 0, send({sluice: "load", preset: "priority-semaphore"}), true`, &ok),
+		chromedp.Poll(fmt.Sprintf(`heights.length > 0 && heights[heights.length - 1] < %d && heights[heights.length - 1]`, tall-50),
+			&short, chromedp.WithPollingTimeout(waitLong)),
+	)
+	var frameHeight int
+	b.run(t, "reading the frame", chromedp.Evaluate(`Number(document.getElementById("embed").height)`, &frameHeight))
+	if frameHeight != short {
+		t.Errorf("the host's iframe is %d px, want the last height reported, %d", frameHeight, short)
 	}
 	b.screenshot(t, "embed-in-frame.png")
 	b.checkErrors(t)

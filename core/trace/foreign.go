@@ -99,7 +99,9 @@ func (p *parser) buildForeign() (*Recorder, error) {
 		}
 		return a.rank - b.rank
 	})
-	r := NewRecorder(Config{})
+	// Keep every task, and every sample of the counters they make (each
+	// start and end moves the running and in-use tracks).
+	r := NewRecorder(Config{MaxFinished: len(spans), MaxSamples: 2*len(spans) + 1})
 	for _, st := range steps {
 		s := spans[order[st.task]]
 		e := core.Event{Kind: core.Started, Time: time.Unix(0, st.t), Task: uint64(st.task) + 1,

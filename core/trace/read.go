@@ -23,6 +23,9 @@ const (
 	MaxJSONEvents = 1 << 20
 )
 
+// errTooManyEvents is the error of a trace beyond MaxJSONEvents.
+var errTooManyEvents = fmt.Errorf("trace: more than %d events", MaxJSONEvents)
+
 // maxLaneID is the largest lane id read: 2^53-1, exact in any JSON reader.
 const maxLaneID = 1<<53 - 1
 
@@ -36,8 +39,9 @@ const maxLaneID = 1<<53 - 1
 // is read as tasks: each complete ("X") event, and each begin ("B") / end
 // ("E") pair, becomes a task that ran on the lane of its thread (named by
 // thread_name metadata), recorded as if observed into a Recorder with the
-// default Config, which derives the counters; other events and phases are
-// ignored.
+// default Config, except that it keeps every task and every counter
+// sample the trace gives rise to; the counters are derived from the
+// tasks; other events and phases are ignored.
 //
 // ReadJSON reads at most [MaxJSONSize] bytes and [MaxJSONEvents] events,
 // and memory in proportion to what it read. It never panics: input that
@@ -46,19 +50,39 @@ const maxLaneID = 1<<53 - 1
 // "trace:" that says what and where. It blocks until r returns io.EOF or
 // an error, or the bounds are reached.
 func ReadJSON(r io.Reader) (*Recorder, error) {
-	lr := &io.LimitedReader{R: r, N: MaxJSONSize + 1}
-	p := &parser{dec: json.NewDecoder(lr), threads: make(map[threadKey]int32)}
-	err := p.parse()
-	if lr.N <= 0 {
+	data, rerr := io.ReadAll(io.LimitReader(r, MaxJSONSize+1))
+	// The fast scanner reads the usual traces; anything it does not take
+	// on is read again by encoding/json, which words the errors.
+	p := &parser{threads: make(map[threadKey]int32)}
+	serr := p.scan(data)
+	switch {
+	case serr == errTooManyEvents:
+		return nil, serr
+	case len(data) > MaxJSONSize:
 		return nil, fmt.Errorf("trace: input larger than %d bytes", MaxJSONSize)
+	case rerr != nil:
+		return nil, fmt.Errorf("trace: reading: %v", rerr)
 	}
-	if err != nil {
-		return nil, err
+	if serr != nil {
+		p = &parser{dec: json.NewDecoder(bytes.NewReader(data)), threads: make(map[threadKey]int32)}
+		if err := p.parse(); err != nil {
+			return nil, err
+		}
 	}
+	var rec *Recorder
+	var err error
 	if p.block != nil {
-		return p.buildOwn()
+		rec, err = p.buildOwn()
+		if err == nil {
+			rec.origin = p.block.Origin
+		}
+	} else {
+		rec, err = p.buildForeign()
+		if err == nil {
+			rec.origin = 0
+		}
 	}
-	return p.buildForeign()
+	return rec, err
 }
 
 // idVal is a pid or tid: a number, or for other tools a string.
@@ -157,21 +181,12 @@ func (p *parser) readObject() error {
 				return err
 			}
 		case "metadata":
-			var meta struct {
-				Sluice json.RawMessage `json:"sluice"`
+			var raw json.RawMessage
+			if err := p.dec.Decode(&raw); err != nil {
+				return jsonErr("metadata: ", err)
 			}
-			if err := p.dec.Decode(&meta); err != nil {
-				var te *json.UnmarshalTypeError
-				if !errors.As(err, &te) { // other tools' metadata need not be an object
-					return jsonErr("metadata: ", err)
-				}
-			}
-			if len(meta.Sluice) > 0 && !bytes.Equal(meta.Sluice, []byte("null")) {
-				b := new(jsonBlock)
-				if err := json.Unmarshal(meta.Sluice, b); err != nil {
-					return jsonErr("metadata: ", err)
-				}
-				p.block = b
+			if err := p.metadata(raw); err != nil {
+				return err
 			}
 		default:
 			var skip json.RawMessage
@@ -189,13 +204,34 @@ func (p *parser) readObject() error {
 	return nil
 }
 
+// metadata reads a trace's "metadata" value: sluice's block, if any.
+func (p *parser) metadata(raw []byte) error {
+	var meta struct {
+		Sluice json.RawMessage `json:"sluice"`
+	}
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) { // other tools' metadata need not be an object
+			return jsonErr("metadata: ", err)
+		}
+	}
+	if len(meta.Sluice) > 0 && !bytes.Equal(meta.Sluice, []byte("null")) {
+		b := new(jsonBlock)
+		if err := json.Unmarshal(meta.Sluice, b); err != nil {
+			return jsonErr("metadata: ", err)
+		}
+		p.block = b
+	}
+	return nil
+}
+
 // readEvents reads the events of the array whose '[' was read, and its
 // ']'. A bare array may end without its ']'.
 func (p *parser) readEvents(bare bool) error {
 	var ev rawEvent
 	for p.dec.More() {
 		if p.n >= MaxJSONEvents {
-			return fmt.Errorf("trace: more than %d events", MaxJSONEvents)
+			return errTooManyEvents
 		}
 		ev = rawEvent{}
 		if err := p.dec.Decode(&ev); err != nil {
@@ -334,17 +370,23 @@ func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "
 // micros parses a JSON number of microseconds into nanoseconds, exactly
 // for decimals with up to three fraction digits and rounded otherwise. The
 // result may be any int64; callers check the range of the times it makes.
+// errRangeOf returns the error of a number out of range, made only when
+// needed.
+func errRangeOf(s string) func() error {
+	return func() error { return fmt.Errorf("%.40s out of range", s) }
+}
+
 func micros(raw json.RawMessage) (int64, error) {
 	s := string(raw)
 	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
 		return 0, fmt.Errorf("want a number, got %.40s", s)
 	}
-	errRange := fmt.Errorf("%.40s out of range", s)
+	errRange := errRangeOf(s)
 	if strings.ContainsAny(s, "eE") {
 		f, err := strconv.ParseFloat(s, 64)
 		f = math.Round(f * 1000)
 		if err != nil || math.IsNaN(f) || f >= math.MaxInt64 || f < math.MinInt64 {
-			return 0, errRange
+			return 0, errRange()
 		}
 		return int64(f), nil
 	}
@@ -356,12 +398,12 @@ func micros(raw json.RawMessage) (int64, error) {
 	var u uint64
 	for _, c := range whole {
 		if u > (limit-9)/10 {
-			return 0, errRange
+			return 0, errRange()
 		}
 		u = u*10 + uint64(c-'0')
 	}
 	if u > limit/1000 {
-		return 0, errRange
+		return 0, errRange()
 	}
 	u *= 1000
 	for i, scale := 0, uint64(100); i < 3 && i < len(frac); i, scale = i+1, scale/10 {
@@ -372,12 +414,12 @@ func micros(raw json.RawMessage) (int64, error) {
 	}
 	if neg {
 		if u > limit {
-			return 0, errRange
+			return 0, errRange()
 		}
 		return int64(-u), nil
 	}
 	if u >= limit {
-		return 0, errRange
+		return 0, errRange()
 	}
 	return int64(u), nil
 }

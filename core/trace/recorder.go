@@ -228,6 +228,10 @@ type Recorder struct {
 	tot              totals
 	running, waiting int
 	inUse, limit     int64
+
+	// origin is the time of ts 0 in the JSON trace the Recorder was read
+	// from (ReadJSON); noTime for a Recorder made by NewRecorder.
+	origin int64
 }
 
 // NewRecorder returns an empty Recorder bounded by cfg (see [Config]). It
@@ -243,6 +247,7 @@ func NewRecorder(cfg Config) *Recorder {
 		slotLanes: make(map[int]int),
 		log:       newRing[logRec](cfg.MaxLog),
 		step:      int64(cfg.ThroughputWindow) / nBuckets,
+		origin:    noTime,
 	}
 	for i := range r.tracks {
 		r.tracks[i] = newRing[sample](cfg.MaxSamples)
@@ -251,6 +256,19 @@ func NewRecorder(cfg Config) *Recorder {
 		r.buckets[i].idx = noTime
 	}
 	return r
+}
+
+// Origin returns the time that ts 0 stands for in the JSON trace the
+// Recorder was read from by [ReadJSON], so that a reader can show the
+// trace's own times; ok is false for a Recorder made by NewRecorder. It
+// does not block beyond the Recorder's mutex.
+func (r *Recorder) Origin() (t time.Time, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.origin == noTime {
+		return time.Time{}, false
+	}
+	return time.Unix(0, r.origin), true
 }
 
 // Config returns the Recorder's bounds, with defaults filled in. It does

@@ -32,6 +32,7 @@ type Clock struct {
 	now    time.Time
 	timers timerHeap
 	seq    uint64 // order of setting, for equal deadlines
+	fired  int    // timers fired so far
 }
 
 // NewClock returns a clock that reads start until it is advanced.
@@ -130,10 +131,20 @@ func (c *Clock) fireNext(limit time.Time, bounded bool) bool {
 	if c.now.Before(t.when) {
 		c.now = t.when
 	}
+	c.fired++
 	f := t.f
 	c.mu.Unlock()
 	f()
 	return true
+}
+
+// Fired returns how many timers have fired so far: a count of the run's
+// events that, with the time, places a moment of the run exactly (see
+// [Step]). It does not block beyond the clock's lock.
+func (c *Clock) Fired() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.fired
 }
 
 // Next returns the deadline of the next pending timer, and false if none

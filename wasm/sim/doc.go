@@ -20,6 +20,13 @@
 //   - [Runner], which builds the scenario's primitive, submits its bursts
 //     on the virtual clock, and takes the page's clicks: Cancel, CancelAll,
 //     Drain, Close, SetLimit, Submit.
+//   - [Scenario.Log], one ordered log of what a person did ([Step]: bursts,
+//     single and bulk cancels, drain, close, limit changes, pauses and
+//     steps), each entry at its virtual time and after the count of the
+//     run's events it followed, which the Runner replays at that very
+//     point: a link replays a run event for event.
+//   - [Scenario.GoCode], the Go program that runs the scenario with
+//     sluice/core.
 //
 // # Reproducible runs
 //

@@ -59,14 +59,14 @@ func ExampleRunner() {
 	st = r.Stats()
 	fmt.Printf("at %v: %d of %d tasks succeeded; at most %d of %d tokens held\n",
 		st.Now, st.Succeeded, st.Tasks, st.MaxTokens, st.Limit)
-	heavy, _ := r.Task("t11")
+	heavy, _ := r.Task("t4")
 	fmt.Printf("%s asked for %d tokens at %v and got them at %v\n", heavy.Name, heavy.Weight, heavy.Submitted, heavy.Started)
 	fmt.Println("tasks that had to wait:", waited.Load())
 	// Output:
-	// at 0s: 3 running, 7 waiting
-	// at 3.278s: 15 of 15 tasks succeeded; at most 3 of 3 tokens held
-	// t11 asked for 3 tokens at 600ms and got them at 1.931s
-	// tasks that had to wait: 12
+	// at 0s: 3 running, 0 waiting
+	// at 2.522s: 10 of 10 tasks succeeded; at most 3 of 3 tokens held
+	// t4 asked for 3 tokens at 200ms and got them at 1.12s
+	// tasks that had to wait: 7
 }
 
 // A scenario travels in a link's hash as compact text.

@@ -101,11 +101,25 @@ func Decode(text string) (Scenario, error) {
 }
 
 // migrations turns the JSON of version v (the index) into that of version
-// v+1. Version 1 is the first format, so there is nothing to migrate yet;
-// when the format changes, Version goes up and the function that rewrites
-// the previous version's JSON goes here, so that old links replay as they
-// did.
-var migrations = map[int]func(js []byte) ([]byte, error){}
+// v+1, so that old links replay as they did.
+var migrations = map[int]func(js []byte) ([]byte, error){
+	// Version 1 kept a person's bursts and actions in Bursts and Actions,
+	// scheduled at the start of the run: bursts (by time) before actions
+	// at the same instant, both before the events of tasks. Version 2
+	// keeps that meaning for Bursts and Actions and adds the log, so a
+	// version-1 scenario is a version-2 one with an empty log.
+	1: func(js []byte) ([]byte, error) {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(js, &m); err != nil {
+			return nil, err
+		}
+		if _, ok := m["log"]; ok {
+			return nil, errors.New("a version-1 scenario has no log")
+		}
+		m["v"] = json.RawMessage("2")
+		return json.Marshal(m)
+	},
+}
 
 // migrate brings js, of format version v, to Version.
 func migrate(js []byte, v int) ([]byte, error) {
@@ -134,13 +148,23 @@ func (s *Scenario) normalize() {
 	if len(s.Actions) == 0 {
 		s.Actions = nil
 	}
-	for i := range s.Bursts {
-		b := &s.Bursts[i]
+	if len(s.Log) == 0 {
+		s.Log = nil
+	}
+	fix := func(b *Burst) {
 		if len(b.Levels) == 0 {
 			b.Levels = nil
 		}
 		if len(b.KeyNames) == 0 {
 			b.KeyNames = nil
+		}
+	}
+	for i := range s.Bursts {
+		fix(&s.Bursts[i])
+	}
+	for _, st := range s.Log {
+		if st.Burst != nil {
+			fix(st.Burst)
 		}
 	}
 }

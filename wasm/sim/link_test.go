@@ -62,7 +62,7 @@ func TestDecodeMalformed(t *testing.T) {
 		{"bad JSON", pack(`{"v":1,`), "is not a scenario's JSON"},
 		{"not an object", pack(`[1,2,3]`), "is not a scenario's JSON"},
 		{"no version", pack(`{"primitive":"semaphore","limit":2}`), "has no format version (v)"},
-		{"future version", pack(`{"v":99,"primitive":"semaphore","limit":2}`), "made by a newer playground (scenario version 99); this one reads versions up to 1"},
+		{"future version", pack(`{"v":99,"primitive":"semaphore","limit":2}`), "made by a newer playground (scenario version 99); this one reads versions up to 2"},
 		{"zero version", pack(`{"v":0,"primitive":"semaphore","limit":2}`), "format version 0, which no playground ever wrote"},
 		{"unknown field", pack(`{"v":1,"primitive":"semaphore","limit":2,"turbo":true}`), `does not fit this playground's format: json: unknown field "turbo"`},
 		{"wrong type", pack(`{"v":1,"primitive":"semaphore","limit":"two"}`), "does not fit this playground's format"},
@@ -140,12 +140,9 @@ func TestOldLinksDecodeAsBefore(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Decode = %v", err)
 	}
-	want := sim.Scenario{V: 1, Primitive: sim.Keyed, Seed: 4, IdleMS: 1000, ColorBy: "key", Speed: 1,
+	want := sim.Scenario{V: sim.Version, Primitive: sim.Keyed, Seed: 4, IdleMS: 1000, ColorBy: "key", Speed: 1,
 		Bursts: []sim.Burst{{Count: 12, MinMS: 200, MaxMS: 500, Priority: sim.PriorityMix{Normal: 1, High: 1}, Keys: 4}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Decode = %+v, want %+v", got, want)
-	}
-	if want.Encode() != got.Encode() {
-		t.Errorf("re-encoding an old scenario changed it")
 	}
 }

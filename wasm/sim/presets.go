@@ -33,15 +33,16 @@ func Presets() []Preset {
 		{
 			ID:    "semaphore",
 			Title: "Async semaphore",
-			Description: "Three tokens, and waiters served strictly in arrival order. " +
-				"At 0.6 s a heavy request asks for all three tokens: it waits at the head of the queue " +
-				"and the small requests behind it wait too, even when a token is free, so it never starves.",
+			Description: "Three tokens, held by three requests, and waiters served strictly in arrival order. " +
+				"At 0.2 s a heavy request asks for all three tokens: it waits at the head of the queue, and the small " +
+				"requests that arrive behind it wait too, even while a token is free, so it never starves. " +
+				"Once it holds the three tokens it runs alone.",
 			Scenario: Scenario{
 				V: Version, Primitive: Semaphore, Seed: 2, Limit: 3, ColorBy: "priority", Speed: 1,
 				Bursts: []Burst{
-					{Count: 10, MinMS: 300, MaxMS: 900},
-					{AtMS: 600, Count: 1, MinMS: 500, MaxMS: 500, Weight: 3},
-					{AtMS: 700, Count: 4, MinMS: 200, MaxMS: 600},
+					{Count: 3, MinMS: 400, MaxMS: 1200},
+					{AtMS: 200, Count: 1, MinMS: 600, MaxMS: 600, Weight: 3},
+					{AtMS: 300, Count: 6, MinMS: 200, MaxMS: 600},
 				},
 			},
 		},
@@ -60,10 +61,10 @@ func Presets() []Preset {
 			ID:    "keyed-devices",
 			Title: "Per-device serial processing",
 			Description: "Readings from four devices: each device's readings run one at a time and in order, " +
-				"different devices at once. A device's lane is created with its first reading and evicted " +
-				"after 1 s without work; it comes back when the device does.",
+				"the four devices at once. A device's lane is created with its first reading and evicted " +
+				"after 1 s without work; it comes back when the device does, and at 6 s only two devices report.",
 			Scenario: Scenario{
-				V: Version, Primitive: Keyed, Seed: 4, Limit: 0, IdleMS: 1000, ColorBy: "key", Speed: 1,
+				V: Version, Primitive: Keyed, Seed: 10, Limit: 0, IdleMS: 1000, ColorBy: "key", Speed: 1,
 				Bursts: []Burst{
 					{Count: 12, MinMS: 200, MaxMS: 500, Keys: 4},
 					{AtMS: 3000, Count: 6, MinMS: 200, MaxMS: 400, Keys: 4, Outcome: OutcomeMix{OK: 5, Fail: 1}},
@@ -74,11 +75,12 @@ func Presets() []Preset {
 		{
 			ID:    "consumers",
 			Title: "Throttled consumers sharing a semaphore",
-			Description: "Three consumers, each with its own concurrency, draw their slots from one semaphore of " +
-				"four tokens: a global limit. When tokens are short, the High consumer's messages get them " +
-				"first and the Low consumer's wait.",
+			Description: "Three consumers draw their slots from one semaphore of four tokens: a global limit. " +
+				"consumer-1 is High (concurrency 3), consumer-2 Normal (2), consumer-3 Low (2); bars are " +
+				"coloured by that priority. When tokens are short, the High consumer's messages get them " +
+				"first and the Low consumer's wait; messages not yet taken by a consumer wait in its channel.",
 			Scenario: Scenario{
-				V: Version, Primitive: Consume, Seed: 5, Limit: 4, ColorBy: "key", Speed: 1,
+				V: Version, Primitive: Consume, Seed: 5, Limit: 4, ColorBy: "priority", Speed: 1,
 				Consumers: []Consumer{{Concurrency: 3, Priority: 1}, {Concurrency: 2}, {Concurrency: 2, Priority: -1}},
 				Bursts: []Burst{
 					{Count: 18, MinMS: 300, MaxMS: 900, Outcome: OutcomeMix{OK: 9, Fail: 1}},
@@ -86,6 +88,22 @@ func Presets() []Preset {
 				},
 			},
 		},
+	}
+}
+
+// BlankID is the ID of the [Blank] preset.
+const BlankID = "blank"
+
+// Blank returns the blank slate: a preset that holds no work, for a
+// person to compose their own. It is not one of [Presets], which each
+// show a pattern, but [PresetByID] finds it.
+func Blank() Preset {
+	return Preset{
+		ID:    BlankID,
+		Title: "Blank slate",
+		Description: "A work queue with four workers and no work yet: compose a burst (up to 10,000 tasks), " +
+			"change the setup, and watch what you add. Reset brings you back to this empty run.",
+		Scenario: Scenario{V: Version, Primitive: WorkQueue, Seed: 1, Limit: 4, ColorBy: "priority", Speed: 1},
 	}
 }
 
@@ -99,10 +117,10 @@ func priorityStream() []Burst {
 	return bs
 }
 
-// PresetByID returns the preset with the given ID, and false if there is
-// none.
+// PresetByID returns the preset with the given ID, the blank one
+// included, and false if there is none.
 func PresetByID(id string) (Preset, bool) {
-	for _, p := range Presets() {
+	for _, p := range append(Presets(), Blank()) {
 		if p.ID == id {
 			return p, true
 		}

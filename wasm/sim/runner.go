@@ -111,6 +111,8 @@ type Runner struct {
 
 	log    []Message // the last MaxMessages messages, oldest first
 	outbox []Message // messages not yet given to onMessage
+
+	replayed int // entries of sc.Log performed so far (or dropped)
 }
 
 // keyCount is a keyed queue key's tasks, from events.
@@ -130,6 +132,7 @@ func NewRunner(s Scenario, cfg Config) (*Runner, error) {
 	s.Consumers = slices.Clone(s.Consumers)
 	s.Bursts = cloneBursts(s.Bursts)
 	s.Actions = slices.Clone(s.Actions)
+	s.Log = cloneLog(s.Log)
 	r := &Runner{
 		sc:        s,
 		clock:     NewClock(Epoch),
@@ -247,13 +250,29 @@ func pick[T any](rng *rand.Rand, def T, vs []T, ws []int) T {
 	return def
 }
 
-// Scenario returns the scenario the runner was made from.
+// Scenario returns the scenario the runner was made from, without the
+// entries of its log dropped by DropLog.
 func (r *Runner) Scenario() Scenario {
+	r.mu.Lock()
 	s := r.sc
+	r.mu.Unlock()
 	s.Consumers = slices.Clone(s.Consumers)
 	s.Bursts = cloneBursts(s.Bursts)
 	s.Actions = slices.Clone(s.Actions)
+	s.Log = cloneLog(s.Log)
 	return s
+}
+
+// cloneLog copies a log and the bursts its entries hold.
+func cloneLog(log []Step) []Step {
+	log = slices.Clone(log)
+	for i := range log {
+		if b := log[i].Burst; b != nil {
+			c := cloneBursts([]Burst{*b})[0]
+			log[i].Burst = &c
+		}
+	}
+	return log
 }
 
 // cloneBursts copies bs and the lists its bursts hold.
@@ -284,7 +303,14 @@ func (r *Runner) Now() time.Duration { return r.clock.Now().Sub(Epoch) }
 func (r *Runner) Advance(d time.Duration) {
 	r.settle()
 	target := r.clock.Now().Add(max(d, 0))
-	for !r.isStopped() && r.clock.fireNext(target, true) {
+	for !r.isStopped() {
+		if st, ok := r.nextStep(); ok && !Epoch.Add(ms(st.AtMS)).After(target) {
+			r.replay(st)
+			continue
+		}
+		if !r.clock.fireNext(target, true) {
+			break
+		}
 		r.settle()
 	}
 	if !r.isStopped() {
@@ -300,6 +326,21 @@ func (r *Runner) Advance(d time.Duration) {
 // blocks like Advance.
 func (r *Runner) Step() bool {
 	r.settle()
+	for !r.isStopped() {
+		st, ok := r.nextStep()
+		if !ok {
+			break
+		}
+		next, pending := r.clock.Next()
+		if pending && r.clock.Fired() < st.Fired && !next.After(Epoch.Add(ms(st.AtMS))) {
+			break // an event of the run comes first
+		}
+		r.replay(st)
+		if st.Do != StepPause && st.Do != StepStep {
+			r.flush()
+			return true
+		}
+	}
 	if r.isStopped() || !r.clock.Step() {
 		r.flush()
 		return false
@@ -307,6 +348,72 @@ func (r *Runner) Step() bool {
 	r.settle()
 	r.flush()
 	return true
+}
+
+// nextStep returns the next entry of the scenario's log to replay.
+func (r *Runner) nextStep() (Step, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.replayed >= len(r.sc.Log) {
+		return Step{}, false
+	}
+	return r.sc.Log[r.replayed], true
+}
+
+// replay performs st, the next entry of the scenario's log, at the point
+// of the run it was taken at: it fires the clock's timers until st.Fired
+// of them have fired, or none is left before st's time, moves the clock to
+// st's time, and does what st says.
+func (r *Runner) replay(st Step) {
+	at := Epoch.Add(ms(st.AtMS))
+	for !r.isStopped() && r.clock.Fired() < st.Fired && r.clock.fireNext(at, true) {
+		r.settle()
+	}
+	// Only a scenario edited by hand can leave events due before st's
+	// time: they come first.
+	for !r.isStopped() && r.clock.fireNext(at.Add(-1), true) {
+		r.settle()
+	}
+	r.clock.advanceTo(at)
+	r.mu.Lock()
+	r.replayed++
+	r.mu.Unlock()
+	switch st.Do {
+	case StepBurst:
+		if err := r.Submit(*st.Burst); err != nil {
+			r.logf(true, "", "a burst of the log could not run: %v", err)
+		}
+	case StepCancel:
+		if err := r.Cancel(st.Task); err != nil {
+			r.logf(true, st.Task, "the log cancels %s, but %v", st.Task, err)
+		}
+	case StepPause, StepStep:
+	default:
+		r.act(Action{AtMS: st.AtMS, Do: st.Do, N: st.N})
+	}
+	r.settle()
+}
+
+// LogLeft returns how many entries of the scenario's log are still to be
+// replayed.
+func (r *Runner) LogLeft() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.sc.Log) - r.replayed
+}
+
+// DropLog drops the entries of the scenario's log not yet replayed, so
+// that what a person does now follows what has happened, and returns how
+// many it dropped. [Runner.Scenario] no longer holds them.
+func (r *Runner) DropLog() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.sc.Log) - r.replayed
+	r.sc.Log = r.sc.Log[:r.replayed:r.replayed]
+	if len(r.sc.Log) == 0 {
+		r.sc.Log = nil
+	}
+	return n
 }
 
 // Finished reports whether the run has nothing left to do: every task made
@@ -317,7 +424,7 @@ func (r *Runner) Finished() bool {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.live == 0 && r.sched == 0 && r.backlog == 0
+	return r.replayed >= len(r.sc.Log) && r.live == 0 && r.sched == 0 && r.backlog == 0
 }
 
 // fire submits the tasks of a burst that is due.

@@ -177,7 +177,7 @@ func TestScenariosRunToTheEnd(t *testing.T) {
 			r, _ := start(t, s)
 			stepToEnd(t, r, s)
 			checkEnd(t, r)
-			if st := r.Stats(); st.Submitted == 0 {
+			if st := r.Stats(); st.Submitted == 0 && len(s.Bursts) > 0 {
 				t.Errorf("nothing was submitted")
 			}
 		})

@@ -12,7 +12,12 @@ import (
 
 // Version is the scenario format this package writes. [Decode] reads it and
 // every older version, and refuses newer ones.
-const Version = 1
+//
+// Version 2 added [Scenario.Log], the ordered log of what a person did.
+// Version 1 had no log: a person's bursts and actions were put in Bursts
+// and Actions, which keep their meaning in version 2, so that a version-1
+// link replays as it always did.
+const Version = 2
 
 // The primitives a scenario can run.
 const (
@@ -48,6 +53,7 @@ const (
 	MaxTasks       = 10_000    // tasks in a burst, in a scenario and in a run
 	MaxBursts      = 100       // bursts in a scenario
 	MaxActions     = 100       // scripted actions in a scenario
+	MaxLog         = 500       // entries of a scenario's log
 	MaxConsumers   = 8         // consumers sharing the semaphore
 	MaxConcurrency = MaxTasks  // one consumer's concurrency, for the same reason as MaxLimit
 	MaxKeys        = 1_000     // keys in a burst's key set, counted or named
@@ -87,6 +93,10 @@ type Scenario struct {
 	Speed     float64    `json:"speed,omitempty"`     // playback speed, 0.1..10; 0: 1
 	Bursts    []Burst    `json:"bursts,omitempty"`    // work, in any order of At
 	Actions   []Action   `json:"actions,omitempty"`   // scripted changes, in any order of At
+	// Log is what a person did to the run, in the order they did it (see
+	// [Step]): it replays after the scripted Bursts and Actions are set,
+	// each entry at the very point of the run it was taken at.
+	Log []Step `json:"log,omitempty"`
 }
 
 // Consumer is one of the consumers that share a semaphore in a "consume"
@@ -169,6 +179,51 @@ type Action struct {
 	AtMS int    `json:"at,omitempty"`
 	Do   string `json:"do"`
 	N    int    `json:"n,omitempty"`
+}
+
+// The kinds of a log entry: the actions of [Action], and these.
+const (
+	StepBurst  = "burst"  // a burst added by hand (Step.Burst)
+	StepCancel = "cancel" // one task canceled by hand (Step.Task), as a click on its bar does
+	StepPause  = "pause"  // the person paused here; it changes nothing in the run
+	StepStep   = "step"   // the person stepped one event here; it changes nothing in the run
+)
+
+// Step is one entry of a scenario's log: something a person did, at
+// virtual time AtMS, after Fired timers of the run's virtual clock had
+// fired. Seq numbers the entries from 1 in the order they were taken.
+//
+// On replay, the runner fires the clock's timers until Fired of them have
+// fired (never past AtMS), moves to AtMS, and performs the entry; entries
+// taken at the same moment replay in order of Seq. Recording Fired, and
+// not only the time, makes the replay exact even when the person acted
+// between two events due at the same instant (after a Step), and puts a
+// person's action after the events that had happened at its instant, as
+// they had when the person acted.
+type Step struct {
+	Seq   int    `json:"seq"`
+	AtMS  int    `json:"at,omitempty"`
+	Fired int    `json:"fired,omitempty"`
+	Do    string `json:"do"`              // StepBurst, StepCancel, an Action's kind, StepPause or StepStep
+	N     int    `json:"n,omitempty"`     // ActionLimit: the new limit
+	Task  string `json:"task,omitempty"`  // StepCancel: the task's name, "t7"
+	Burst *Burst `json:"burst,omitempty"` // StepBurst: the burst; its AtMS is 0
+}
+
+// LogBursts returns the bursts of the scenario's log, in order.
+func (s Scenario) LogBursts() []Burst {
+	var bs []Burst
+	for _, st := range s.Log {
+		if st.Do == StepBurst && st.Burst != nil {
+			bs = append(bs, *st.Burst)
+		}
+	}
+	return bs
+}
+
+// AllBursts returns the scenario's bursts followed by those of its log.
+func (s Scenario) AllBursts() []Burst {
+	return append(slices.Clone(s.Bursts), s.LogBursts()...)
 }
 
 // InvalidError lists what is wrong with a scenario, one sentence per
@@ -257,12 +312,6 @@ func (s Scenario) Validate() error {
 			total += min(b.Count, MaxTasks+1)
 		}
 	}
-	if total > MaxTasks {
-		v.addf("a scenario can hold at most %s tasks in all; its bursts ask for %s", num(MaxTasks), num(total))
-	}
-	if keyBytes > MaxKeyBytes {
-		v.addf("the key names of a scenario's bursts can take at most %s bytes in all, so that a link can carry them; these take %s", num(MaxKeyBytes), num(keyBytes))
-	}
 	if len(s.Actions) > MaxActions {
 		v.addf("a scenario can hold at most %d actions; this one has %s", MaxActions, num(len(s.Actions)))
 	}
@@ -270,6 +319,40 @@ func (s Scenario) Validate() error {
 		if p := a.problem(s); p != "" {
 			v.addf("action %d: %s", i+1, p)
 		}
+	}
+	if len(s.Log) > MaxLog {
+		v.addf("a scenario's log can hold at most %d entries; this one has %s", MaxLog, num(len(s.Log)))
+	}
+	// A burst of the log is checked against the highest limit the run
+	// can have had: the limit it had when the burst replays is checked
+	// by the runner.
+	wide := s
+	for _, a := range s.Actions {
+		if a.Do == ActionLimit {
+			wide.Limit = max(wide.Limit, a.N)
+		}
+	}
+	for _, st := range s.Log {
+		if st.Do == ActionLimit {
+			wide.Limit = max(wide.Limit, st.N)
+		}
+	}
+	for i, st := range s.Log {
+		for _, p := range st.problems(s, wide, i) {
+			v.addf("log entry %d: %s", i+1, p)
+		}
+		if st.Do == StepBurst && st.Burst != nil && st.Burst.Count > 0 {
+			total += min(st.Burst.Count, MaxTasks+1)
+			for _, k := range st.Burst.KeyNames {
+				keyBytes += len(k)
+			}
+		}
+	}
+	if total > MaxTasks {
+		v.addf("a scenario can hold at most %s tasks in all; its bursts ask for %s", num(MaxTasks), num(total))
+	}
+	if keyBytes > MaxKeyBytes {
+		v.addf("the key names of a scenario's bursts can take at most %s bytes in all, so that a link can carry them; these take %s", num(MaxKeyBytes), num(keyBytes))
 	}
 	return v.err()
 }
@@ -350,6 +433,66 @@ func (b Burst) problems(s Scenario) []string {
 	}
 	v.rangeMS("cancel-after", b.CancelAfterMS, 0, MaxOffsetMS)
 	return v.problems
+}
+
+// problems lists what is wrong with st, entry i of s's log; wide is s
+// with the highest limit its run can have.
+func (st Step) problems(s, wide Scenario, i int) []string {
+	var ps []string
+	if st.Seq != i+1 {
+		ps = append(ps, fmt.Sprintf("its sequence number must be %d; it is %s", i+1, num(st.Seq)))
+	}
+	if st.Fired < 0 {
+		ps = append(ps, fmt.Sprintf("the count of events before it cannot be negative; it is %s", num(st.Fired)))
+	}
+	if i > 0 {
+		prev := s.Log[i-1]
+		if st.AtMS < prev.AtMS || st.Fired < prev.Fired {
+			ps = append(ps, "it comes before the entry ahead of it: a log is in the order it was taken")
+		}
+	}
+	if st.Do != StepBurst && st.Burst != nil {
+		ps = append(ps, fmt.Sprintf("%q carries no burst", st.Do))
+	}
+	if st.Do != StepCancel && st.Task != "" {
+		ps = append(ps, fmt.Sprintf("%q names no task", st.Do))
+	}
+	switch st.Do {
+	case StepBurst:
+		if st.AtMS < 0 || st.AtMS > MaxOffsetMS {
+			ps = append(ps, fmt.Sprintf("its time must be between 0 and %s ms; it is %s ms", num(MaxOffsetMS), num(st.AtMS)))
+		}
+		switch {
+		case st.Burst == nil:
+			ps = append(ps, "a burst entry needs its burst")
+		case st.Burst.AtMS != 0:
+			ps = append(ps, "a burst of the log takes its time from the entry; its own time must be 0")
+		default:
+			ps = append(ps, st.Burst.problems(wide)...)
+		}
+		if st.N != 0 {
+			ps = append(ps, fmt.Sprintf("%q takes no number; it has %s", st.Do, num(st.N)))
+		}
+	case StepCancel, StepPause, StepStep:
+		if st.AtMS < 0 || st.AtMS > MaxOffsetMS {
+			ps = append(ps, fmt.Sprintf("its time must be between 0 and %s ms; it is %s ms", num(MaxOffsetMS), num(st.AtMS)))
+		}
+		if st.N != 0 {
+			ps = append(ps, fmt.Sprintf("%q takes no number; it has %s", st.Do, num(st.N)))
+		}
+		if n := taskNumber(st.Task); st.Do == StepCancel && (n < 1 || n > MaxTasks) {
+			ps = append(ps, fmt.Sprintf("a cancel names a task such as \"t7\"; %q is not one", truncateUTF8(st.Task, 20)))
+		}
+	default:
+		if p := (Action{AtMS: st.AtMS, Do: st.Do, N: st.N}).problem(s); p != "" {
+			if strings.HasPrefix(p, "unknown action") {
+				p = fmt.Sprintf("unknown entry %q: choose %s, %s, %s, %s, %s, %s, %s or %s", truncateUTF8(st.Do, 20),
+					StepBurst, StepCancel, ActionLimit, ActionCancelAll, ActionDrain, ActionClose, StepPause, StepStep)
+			}
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }
 
 func (a Action) problem(s Scenario) string {

@@ -62,7 +62,7 @@ func TestValidate(t *testing.T) {
 		edit func(*sim.Scenario)
 		want string
 	}{
-		{"version", sim.Semaphore, func(s *sim.Scenario) { s.V = 7 }, "format version (v) is 7; this playground runs version 1"},
+		{"version", sim.Semaphore, func(s *sim.Scenario) { s.V = 7 }, "format version (v) is 7; this playground runs version 2"},
 		{"no primitive", "", nil, "no primitive chosen: choose one of semaphore, workqueue, processor, keyed, consume"},
 		{"unknown primitive", "mutex", nil, `unknown primitive "mutex"`},
 		{"limit high", sim.Semaphore, func(s *sim.Scenario) { s.Limit = 20000 }, "limit must be between 1 and 10,000; it is 20,000. A run holds at most 10,000 tasks, so a larger limit would act just like 10,000"},

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +30,36 @@ type driver struct {
 	lastMouse Point
 	lastW     float64
 	lastSnap  *trace.Snapshot // a replay is drawn again only when it changes
+	view      view
+	viewed    view   // the view last drawn
+	wasReplay bool   // the last frame was a replay: a change resets the view
+	details   uint64 // the task whose details sheet is open, or 0
+	lastSel   uint64
+
+	inMu   sync.Mutex
+	inputs []input // what the person did since the last frame
+}
+
+// maxInputs bounds the inputs kept between two frames; more are dropped.
+const maxInputs = 64
+
+// push records an input for the next frame. It never blocks for long: it
+// may be called from a JS callback.
+func (d *driver) push(in input) {
+	d.inMu.Lock()
+	defer d.inMu.Unlock()
+	if len(d.inputs) < maxInputs {
+		d.inputs = append(d.inputs, in)
+	}
+}
+
+// take returns the inputs recorded since the last call.
+func (d *driver) take() []input {
+	d.inMu.Lock()
+	defer d.inMu.Unlock()
+	in := d.inputs
+	d.inputs = nil
+	return in
 }
 
 // panelEvery is how often, in real milliseconds, the counters in the DOM
@@ -51,15 +82,25 @@ func newDriver(sess *Session, compact bool) *driver {
 // which does not move, it draws only when the size or the pointer
 // changed.
 func (d *driver) tick(p painter, real time.Duration, nowMS, w, h float64, mouse Point, force bool) (need float64, drew, panelDue bool) {
-	d.frame = d.sess.Frame(real, time.Duration(d.span.Load()))
+	if d.view.fixed {
+		d.frame = d.sess.FrameAt(real, d.view.from, d.view.to)
+	} else {
+		d.frame = d.sess.Frame(real, time.Duration(d.span.Load()))
+	}
+	if d.frame.Replay != d.wasReplay {
+		// A trace was loaded, or the run came back: show it whole.
+		d.wasReplay, d.view = d.frame.Replay, view{}
+		d.tl.Selected, d.details = 0, 0
+		d.frame = d.sess.Frame(real, time.Duration(d.span.Load()))
+	}
 	f := d.frame
 	need = h
-	if !f.Replay || force || !d.drawn || mouse != d.lastMouse || w != d.lastW || f.Snap != d.lastSnap {
+	if !f.Replay || force || !d.drawn || mouse != d.lastMouse || w != d.lastW || f.Snap != d.lastSnap || d.view != d.viewed || d.tl.Selected != d.lastSel {
 		need = d.tl.Draw(p, f, w, h, mouse)
 		drew = true
 		d.drawn = true
 	}
-	d.lastMouse, d.lastW, d.lastSnap = mouse, w, f.Snap
+	d.lastMouse, d.lastW, d.lastSnap, d.viewed, d.lastSel = mouse, w, f.Snap, d.view, d.tl.Selected
 	panelDue = f.Changed && nowMS-d.lastPanel >= 50 || nowMS-d.lastPanel >= panelEvery || d.lastPanel == 0
 	if panelDue {
 		d.lastPanel = max(nowMS, 1)
@@ -103,4 +144,171 @@ func (s *frameStats) p95() float64 {
 	xs := slices.Clone(s.recent[:n])
 	slices.Sort(xs)
 	return xs[(n*95-1)/100]
+}
+
+// inputKind is what a person did on the timeline.
+type inputKind uint8
+
+const (
+	inputTap   inputKind = iota // a click or a tap at X, Y
+	inputZoom                   // zoom by V (below 1: in) around X
+	inputPan                    // pan by V pixels (positive: later)
+	inputKey                    // a key, Key, with Shift
+	inputFit                    // back to the whole run or trace
+	inputClose                  // the details sheet was closed
+	inputReset                  // a new run: no selection, the default window
+)
+
+// input is one thing a person did on the timeline, recorded by the
+// browser's listeners and applied by the frame goroutine.
+type input struct {
+	Kind  inputKind
+	X, Y  float64
+	V     float64
+	Key   string
+	Shift bool
+}
+
+// effectKind is what an input asks of the page besides the timeline.
+type effectKind uint8
+
+const (
+	effectNone    effectKind = iota
+	effectDetails            // open (or refresh) the details sheet with Details
+	effectClose              // close the details sheet
+	effectPlay               // play or pause
+	effectStep               // step one event
+)
+
+type effect struct {
+	Kind    effectKind
+	Details TaskDetails
+}
+
+// window returns the window the last frame drew.
+func (d *driver) window() (from, to time.Duration) {
+	return d.frame.From, d.frame.To
+}
+
+// apply applies an input on the frame goroutine, against the last frame
+// drawn, and returns what the page should do besides.
+func (d *driver) apply(in input) effect {
+	f := d.frame
+	if f.Snap == nil {
+		return effect{}
+	}
+	from, to := d.window()
+	plotW := max(d.tl.plotR-d.tl.plotL, 1)
+	switch in.Kind {
+	case inputTap:
+		i, ok := d.tl.hitTask(f, in.X, in.Y)
+		if !ok {
+			d.tl.Selected, d.details = 0, 0
+			return effect{Kind: effectClose}
+		}
+		return d.open(i)
+	case inputZoom:
+		d.view.zoom(from, to, in.V, (in.X-d.tl.plotL)/plotW)
+	case inputPan:
+		d.view.pan(from, to, in.V/plotW)
+	case inputFit:
+		d.view = view{}
+	case inputClose:
+		d.details = 0
+	case inputReset:
+		d.view, d.tl.Selected, d.details = view{}, 0, 0
+		return effect{Kind: effectClose}
+	case inputKey:
+		return d.key(in, from, to)
+	}
+	return effect{}
+}
+
+// open selects task i of the last frame and opens its details.
+func (d *driver) open(i int) effect {
+	x := &d.frame.Snap.Tasks[i]
+	d.tl.Selected, d.details = x.ID, x.ID
+	return effect{Kind: effectDetails, Details: taskDetails(x, d.frame)}
+}
+
+// key applies a key pressed on the focused timeline.
+func (d *driver) key(in input, from, to time.Duration) effect {
+	f := d.frame
+	move := func(dx, dy int) {
+		i, ok := d.tl.move(f, d.tl.Selected, dx, dy)
+		if !ok {
+			return
+		}
+		x := &f.Snap.Tasks[i]
+		d.tl.Selected = x.ID
+		a := taskTime(x).Sub(f.Origin)
+		b := a
+		if !x.Ended.IsZero() {
+			b = x.Ended.Sub(f.Origin)
+		}
+		v := d.view
+		v.show(from, to, a, b)
+		if v != d.view {
+			d.view = v
+		}
+	}
+	switch in.Key {
+	case "ArrowLeft", "ArrowRight":
+		dir := 1
+		if in.Key == "ArrowLeft" {
+			dir = -1
+		}
+		if in.Shift {
+			d.view.pan(from, to, float64(dir)/5)
+			return effect{}
+		}
+		move(dir, 0)
+	case "ArrowUp":
+		move(0, -1)
+	case "ArrowDown":
+		move(0, 1)
+	case "+", "=":
+		d.view.zoom(from, to, 1/1.5, d.anchor(from, to))
+	case "-", "_":
+		d.view.zoom(from, to, 1.5, d.anchor(from, to))
+	case "0", "f", "F":
+		d.view = view{}
+	case "Enter":
+		if i, ok := findTask(f, d.tl.Selected); ok {
+			return d.open(i)
+		}
+		if i, ok := d.tl.move(f, 0, 0, 0); ok {
+			return d.open(i)
+		}
+	case "Escape":
+		d.tl.Selected, d.details = 0, 0
+		return effect{Kind: effectClose}
+	case " ":
+		return effect{Kind: effectPlay}
+	case ".":
+		return effect{Kind: effectStep}
+	}
+	return effect{}
+}
+
+// anchor is where the keyboard zooms: around the selected task if it is
+// in the window, else around the middle.
+func (d *driver) anchor(from, to time.Duration) float64 {
+	if i, ok := findTask(d.frame, d.tl.Selected); ok {
+		at := taskTime(&d.frame.Snap.Tasks[i]).Sub(d.frame.Origin)
+		if at >= from && at <= to {
+			return float64(at-from) / float64(max(to-from, 1))
+		}
+	}
+	return 0.5
+}
+
+// refreshDetails returns the details of the task whose sheet is open, from
+// the last frame, and false if none is open or it is not in the frame.
+func (d *driver) refreshDetails() (TaskDetails, bool) {
+	i, ok := findTask(d.frame, d.details)
+	if !ok {
+		return TaskDetails{}, false
+	}
+	return taskDetails(&d.frame.Snap.Tasks[i], d.frame), true
 }

@@ -52,6 +52,54 @@ func formatClock(d time.Duration) string {
 	return fmt.Sprintf("%dm%02ds", m, int(s.Seconds()))
 }
 
+// formatTick writes a time since the run started as a time axis with
+// ticks step apart labels it: "1.5s", "2m30s", and below a second "250ms",
+// "1.25ms", "40µs".
+func formatTick(d, step time.Duration) string {
+	if d < 0 {
+		return "-" + formatTick(-d, step)
+	}
+	switch {
+	case step >= time.Second || d == 0:
+		return formatClock(d)
+	case step >= time.Millisecond && d >= time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', decimals(step, time.Second), 64) + "s"
+	case step >= time.Millisecond || d >= time.Millisecond:
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', decimals(step, time.Millisecond), 64) + "ms"
+	}
+	return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', decimals(step, time.Microsecond), 64) + "µs"
+}
+
+// decimals returns the digits after the point that a unit needs to show
+// multiples of step.
+func decimals(step, unit time.Duration) int {
+	n := 0
+	for u := unit; u > 0 && step%u != 0 && n < 9; u /= 10 {
+		n++
+	}
+	return n
+}
+
+// formatAt writes a time since the run started precisely enough for a
+// task's details: "1.25s", "12.5ms", "340µs".
+func formatAt(d time.Duration) string {
+	if d < 0 {
+		return "-" + formatAt(-d)
+	}
+	switch {
+	case d >= time.Minute:
+		return formatClock(d)
+	case d >= time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) + "s"
+	case d >= time.Millisecond:
+		ms := strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64)
+		return strings.TrimRight(strings.TrimRight(ms, "0"), ".") + "ms"
+	case d > 0:
+		return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', 0, 64) + "µs"
+	}
+	return "0s"
+}
+
 // formatCount writes n with thousands separators: 10,000.
 func formatCount(n int) string {
 	if n < 0 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -31,19 +32,26 @@ func watchHeight() (stop func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := doc.Get("documentElement")
-	if err != nil {
-		return nil, err
+	// The content's height, not the document's: the document is at
+	// least as tall as the iframe, so its height would only ever grow.
+	root, err := doc.Call("querySelector", "#playground")
+	if err != nil || root.IsNull() {
+		if root, err = doc.Get("body"); err != nil {
+			return nil, err
+		}
 	}
+	last := -1
 	post := func() error {
-		h, err := root.Get("scrollHeight")
+		rect, err := root.Call("getBoundingClientRect")
 		if err != nil {
 			return err
 		}
-		height, err := h.Int()
-		if err != nil {
-			return err
+		bottom, scrollY := num(rect, "bottom"), num(win, "scrollY")
+		height := int(math.Ceil(bottom + scrollY + 1))
+		if height == last {
+			return nil
 		}
+		last = height
 		return postToParent(map[string]any{"sluice": "height", "height": height})
 	}
 	fn, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
@@ -140,6 +148,18 @@ func stringField(v safejs.Value, name string) string {
 		return ""
 	}
 	return s
+}
+
+// focusTimeline gives the keyboard focus back to the timeline's canvas.
+func focusTimeline() {
+	doc, err := safejs.Global().Get("document")
+	if err != nil {
+		return
+	}
+	c, err := doc.Call("querySelector", "canvas.timeline")
+	if err == nil && !c.IsNull() {
+		c.Call("focus")
+	}
 }
 
 // location returns the page's path, query and hash (with "#").
@@ -359,7 +379,7 @@ type fileReader struct {
 }
 
 func newFileReader(file safejs.Value, size int64, progress func(read, size int64)) *fileReader {
-	return &fileReader{file: file, size: size, progress: progress, chunkBytes: 256 << 10}
+	return &fileReader{file: file, size: size, progress: progress, chunkBytes: 2 << 20}
 }
 
 func (r *fileReader) Read(p []byte) (int, error) {

@@ -50,3 +50,5 @@ func embedURL(path string) string {
 	}
 	return origin() + dir + "embed"
 }
+
+func focusTimeline() {}

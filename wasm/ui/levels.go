@@ -18,7 +18,7 @@ import (
 var levelShades = []shade{
 	{"#0d9488", "#5eead4"}, // teal
 	{"#0891b2", "#67e8f9"}, // cyan
-	{"#0284c7", "#7dd3fc"}, // sky
+	{"#0369a1", "#7dd3fc"}, // sky
 	{"#2563eb", "#93c5fd"}, // blue
 	{"#4f46e5", "#a5b4fc"}, // indigo
 	{"#7c3aed", "#c4b5fd"}, // violet

@@ -5,7 +5,9 @@ package ui
 import (
 	"fmt"
 	"math"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall/js"
 	"time"
@@ -34,7 +36,13 @@ type jsLoop struct {
 	mouseX  atomic.Uint64 // float64 bits, CSS pixels
 	mouseY  atomic.Uint64
 	mouseIn atomic.Bool
-	clicks  chan Point // size 8: clicks beyond are dropped while a frame runs
+
+	// Pointers down on the canvas, for taps, drags and pinches; JS
+	// callbacks only (they run one at a time).
+	pointers map[float64]Point
+	downAt   Point   // where the first pointer went down
+	moved    bool    // the pointers moved: no tap
+	pinch    float64 // the distance between two pointers, last seen
 
 	// Frame goroutine only.
 	lastTS    float64
@@ -57,20 +65,39 @@ func startLoop(ctx app.Context, p *Play) func() {
 		app.Logf("sluice: no 2D context: %v", err)
 		return nil
 	}
-	l := &jsLoop{drv: p.drv, paint: paint, canvas: canvas, clicks: make(chan Point, 8), first: true}
-	l.listen("mousemove", func(e safejs.Value) {
-		x, y := offset(e)
-		l.mouseX.Store(math.Float64bits(x))
-		l.mouseY.Store(math.Float64bits(y))
-		l.mouseIn.Store(true)
-	})
-	l.listen("mouseleave", func(safejs.Value) { l.mouseIn.Store(false) })
-	l.listen("click", func(e safejs.Value) {
-		x, y := offset(e)
-		select {
-		case l.clicks <- Point{X: x, Y: y, In: true}:
-		default:
+	l := &jsLoop{drv: p.drv, paint: paint, canvas: canvas, first: true, pointers: make(map[float64]Point)}
+	l.listenPointers()
+	l.listenOpts("wheel", map[string]any{"passive": false}, func(e safejs.Value) {
+		dx, dy := num(e, "deltaX"), num(e, "deltaY")
+		if mode := num(e, "deltaMode"); mode == 1 { // lines
+			dx, dy = dx*16, dy*16
 		}
+		x, _ := offset(e)
+		switch {
+		case math.Abs(dy) >= math.Abs(dx) && dy != 0:
+			e.Call("preventDefault")
+			l.drv.push(input{Kind: inputZoom, X: x, V: math.Pow(1.0015, max(min(dy, 400), -400))})
+		case dx != 0:
+			e.Call("preventDefault")
+			l.drv.push(input{Kind: inputPan, V: dx})
+		}
+	})
+	l.listen("keydown", func(e safejs.Value) {
+		k := str(e, "key")
+		if b, _ := e.Get("ctrlKey"); truthy(b) {
+			return
+		}
+		if b, _ := e.Get("metaKey"); truthy(b) {
+			return
+		}
+		switch k {
+		case "ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "+", "=", "-", "_", "0", "f", "F", "Enter", "Escape", " ", ".":
+		default:
+			return
+		}
+		e.Call("preventDefault")
+		sh, _ := e.Get("shiftKey")
+		l.drv.push(input{Kind: inputKey, Key: k, Shift: truthy(sh)})
 	})
 
 	var raf safejs.Func
@@ -100,6 +127,116 @@ func startLoop(ctx app.Context, p *Play) func() {
 	return l.stop
 }
 
+// tapSlop is how far, in CSS pixels, a pointer may move and still tap.
+const tapSlop = 6
+
+// listenPointers turns pointer events on the canvas into hovering, taps
+// (a click or a tap selects a task and opens its details), drags (pan)
+// and pinches (zoom). Pointer events cover mouse, pen and touch alike.
+func (l *jsLoop) listenPointers() {
+	l.listen("pointerdown", func(e safejs.Value) {
+		x, y := offset(e)
+		id := num(e, "pointerId")
+		if len(l.pointers) == 0 {
+			l.downAt, l.moved = Point{X: x, Y: y, In: true}, false
+		} else {
+			l.moved = true // a second finger: a pinch, not a tap
+		}
+		l.pointers[id] = Point{X: x, Y: y, In: true}
+		l.pinch = l.spread()
+		l.canvas.Call("setPointerCapture", id)
+	})
+	l.listen("pointermove", func(e safejs.Value) {
+		x, y := offset(e)
+		if str(e, "pointerType") == "mouse" {
+			l.mouseX.Store(math.Float64bits(x))
+			l.mouseY.Store(math.Float64bits(y))
+			l.mouseIn.Store(true)
+		}
+		id := num(e, "pointerId")
+		last, down := l.pointers[id]
+		if !down {
+			return
+		}
+		if math.Hypot(x-l.downAt.X, y-l.downAt.Y) > tapSlop {
+			l.moved = true
+		}
+		l.pointers[id] = Point{X: x, Y: y, In: true}
+		switch len(l.pointers) {
+		case 1:
+			if l.moved {
+				l.drv.push(input{Kind: inputPan, V: last.X - x})
+			}
+		case 2:
+			if d := l.spread(); d > 0 && l.pinch > 0 {
+				mid := 0.0
+				for _, p := range l.pointers {
+					mid += p.X / 2
+				}
+				l.drv.push(input{Kind: inputZoom, X: mid, V: l.pinch / d})
+				l.pinch = d
+			}
+		}
+	})
+	up := func(tap bool) func(e safejs.Value) {
+		return func(e safejs.Value) {
+			id := num(e, "pointerId")
+			if _, down := l.pointers[id]; !down {
+				return
+			}
+			delete(l.pointers, id)
+			l.pinch = l.spread()
+			if tap && len(l.pointers) == 0 && !l.moved {
+				if b := num(e, "button"); b == 0 {
+					l.drv.push(input{Kind: inputTap, X: l.downAt.X, Y: l.downAt.Y})
+				}
+			}
+		}
+	}
+	l.listen("pointerup", up(true))
+	l.listen("pointercancel", up(false))
+	l.listen("pointerleave", func(e safejs.Value) {
+		if str(e, "pointerType") == "mouse" {
+			l.mouseIn.Store(false)
+		}
+	})
+}
+
+// spread returns the distance between the first two pointers down, or 0.
+func (l *jsLoop) spread() float64 {
+	var ps []Point
+	for _, p := range l.pointers {
+		ps = append(ps, p)
+	}
+	if len(ps) < 2 {
+		return 0
+	}
+	return math.Hypot(ps[0].X-ps[1].X, ps[0].Y-ps[1].Y)
+}
+
+func num(e safejs.Value, k string) float64 {
+	v, err := e.Get(k)
+	if err != nil {
+		return 0
+	}
+	f, _ := v.Float()
+	return f
+}
+
+func str(e safejs.Value, k string) string {
+	v, err := e.Get(k)
+	if err != nil {
+		return ""
+	}
+	s, _ := v.String()
+	return s
+}
+
+func truthy(v safejs.Value) bool {
+	b, err := v.Bool()
+	return err == nil && b
+}
+
 // request asks for the next animation frame.
 func (l *jsLoop) request(raf safejs.Func) {
 	id, err := safejs.Global().Call("requestAnimationFrame", raf)
@@ -121,6 +258,11 @@ func offset(e safejs.Value) (x, y float64) {
 // listen adds a listener on the canvas that calls f with the event. f runs
 // as a JS callback: it must not block.
 func (l *jsLoop) listen(event string, f func(e safejs.Value)) {
+	l.listenOpts(event, nil, f)
+}
+
+// listenOpts is listen with addEventListener's options.
+func (l *jsLoop) listenOpts(event string, opts map[string]any, f func(e safejs.Value)) {
 	fn, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
 		if len(args) > 0 {
 			f(args[0])
@@ -131,7 +273,11 @@ func (l *jsLoop) listen(event string, f func(e safejs.Value)) {
 		return
 	}
 	l.funcs = append(l.funcs, fn)
-	l.canvas.Call("addEventListener", event, fn)
+	if opts != nil {
+		l.canvas.Call("addEventListener", event, fn, opts)
+	} else {
+		l.canvas.Call("addEventListener", event, fn)
+	}
 	l.remove = append(l.remove, func() { l.canvas.Call("removeEventListener", event, fn) })
 }
 
@@ -175,17 +321,18 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		Y:  math.Float64frombits(l.mouseY.Load()),
 		In: l.mouseIn.Load(),
 	}
+	l.handleInputs(ctx, p)
 	t0 := perfNow()
 	need, drew, panelDue := l.drv.tick(l.paint, real, ts, w, l.paint.h, mouse, force)
 	if drew && need != l.paint.h {
 		l.paint.resize(w, need)
 		l.drv.tl.Draw(l.paint, l.drv.frame, w, need, mouse)
 	}
-	if drew && !l.drv.frame.Replay {
+	if drew {
 		l.drv.stats.add(perfNow() - t0)
 	}
 	hover := l.drv.tl.Hover
-	if hovering := hover != nil && hover.Open() && !l.drv.frame.Replay; hovering != l.hovering {
+	if hovering := hover != nil; hovering != l.hovering {
 		l.hovering = hovering
 		if cl, err := l.canvas.Get("classList"); err == nil {
 			cl.Call("toggle", "pointing", hovering)
@@ -196,34 +343,35 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		perfMark("sluice-interactive")
 		l.setData("interactive", "true")
 	}
-	l.handleClicks(ctx, p)
 	if panelDue {
 		l.publish()
 		pn := p.sess.Panel()
 		sc, preset := p.sess.Scenario()
-		ctx.Dispatch(func(app.Context) { p.apply(pn, sc, preset) })
+		det, open := l.drv.refreshDetails()
+		ctx.Dispatch(func(app.Context) {
+			p.apply(pn, sc, preset)
+			if open && p.details != nil && p.details.ID == det.ID {
+				p.details = &det
+			}
+		})
 	}
 }
 
-// handleClicks cancels the tasks clicked since the last frame.
-func (l *jsLoop) handleClicks(ctx app.Context, p *Play) {
-	for {
-		select {
-		case c := <-l.clicks:
-			name, ok := l.drv.taskAt(c.X, c.Y)
-			if !ok {
-				continue
-			}
-			err := p.sess.Cancel(name)
-			ctx.Dispatch(func(app.Context) {
-				if err != nil {
-					p.fail(err)
-				} else {
-					p.notice = notice{name + " was canceled.", "ok"}
-				}
-			})
-		default:
-			return
+// handleInputs applies what the person did on the timeline since the
+// last frame, and hands what it asks of the page to the UI goroutine.
+func (l *jsLoop) handleInputs(ctx app.Context, p *Play) {
+	for _, in := range l.drv.take() {
+		ef := l.drv.apply(in)
+		switch ef.Kind {
+		case effectDetails:
+			det := ef.Details
+			ctx.Dispatch(func(app.Context) { p.details = &det })
+		case effectClose:
+			ctx.Dispatch(func(app.Context) { p.details = nil })
+		case effectPlay:
+			ctx.Dispatch(func(ctx app.Context) { p.onPlay(ctx, app.Event{}) })
+		case effectStep:
+			ctx.Dispatch(func(ctx app.Context) { p.onStep(ctx, app.Event{}) })
 		}
 	}
 }
@@ -248,12 +396,23 @@ func (l *jsLoop) publish() {
 	if snap := l.drv.frame.Snap; snap != nil {
 		l.setData("tasks", strconv.Itoa(len(snap.Tasks)))
 	}
-	// Where a click would cancel a task, for the end-to-end tests.
+	// Where a tap would open a waiting or running task, for the
+	// end-to-end tests; the window shown; the selected task.
 	hit := ""
 	if x, y, name, ok := l.drv.tl.OpenHit(l.drv.frame); ok && !l.drv.frame.Replay {
 		hit = strconv.FormatFloat(x, 'f', 1, 64) + " " + strconv.FormatFloat(y, 'f', 1, 64) + " " + name
 	}
 	l.setData("openHit", hit)
+	from, to := l.drv.window()
+	l.setData("fromUs", strconv.FormatInt(int64(from/time.Microsecond), 10))
+	l.setData("toUs", strconv.FormatInt(int64(to/time.Microsecond), 10))
+	l.setData("zoomed", strconv.FormatBool(l.drv.view.fixed))
+	sel := ""
+	if i, ok := findTask(l.drv.frame, l.drv.tl.Selected); ok {
+		sel = l.drv.frame.Snap.Tasks[i].Name
+	}
+	l.setData("selected", sel)
+	l.setData("ticks", strings.Join(l.drv.tl.Ticks, "|"))
 }
 
 func (l *jsLoop) setData(k, v string) {
@@ -302,14 +461,23 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 	ctx.Async(func() {
 		last := time.Now()
 		r := newFileReader(file, size, func(read, size int64) {
-			if time.Since(last) < 200*time.Millisecond {
+			if time.Since(last) < 150*time.Millisecond && read < size {
 				return
 			}
 			last = time.Now()
 			pct := int(read * 100 / max(size, 1))
-			ctx.Dispatch(func(app.Context) { p.reading = fmt.Sprintf("Reading %s… %d%%", name, pct) })
+			msg := fmt.Sprintf("Reading %s… %d%%", name, pct)
+			if read >= size {
+				msg = "Building the timeline of " + name + "…"
+			}
+			ctx.Dispatch(func(app.Context) { p.reading = msg })
 		})
+		// Reading a large trace allocates its model at once: collecting
+		// less often meanwhile saves a good part of the time (the browser
+		// gives wasm one thread).
+		gc := debug.SetGCPercent(400)
 		err := p.sess.LoadTrace(r, name)
+		debug.SetGCPercent(gc)
 		ctx.Dispatch(func(app.Context) {
 			p.reading = ""
 			if err != nil {

@@ -44,7 +44,8 @@ func notes() app.UI {
 				"running bars are drawn strong, finished ones soft, with a red end when the task failed, violet when it panicked "+
 				"and grey when it was canceled. A green tick marks a lane created, a grey one a lane evicted."),
 			item("Waiting", "Above the lanes, the tasks accepted but not started, one row per priority, oldest first. "+
-				"Click any waiting or running task to cancel it."),
+				"Click or tap any task for its details; a waiting or running one can be canceled there. "+
+				"The timeline zooms (wheel, pinch, + and -) and pans (drag, Shift+arrows); arrows move between tasks."),
 			item("Counter tracks", "Below the lanes: the queue depth, the work in flight (tokens in use for a semaphore) "+
 				"against the limit in red, and for a keyed queue the live lanes."),
 			item("Counters", "Max in flight is the most tasks (or tokens) that ran at once, counted from the primitive's own "+

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"hash/fnv"
+	"math"
 	"strconv"
 	"strings"
 
@@ -13,9 +14,9 @@ const (
 	colBackground = "#ffffff"
 	colStripe     = "#f8fafc"
 	colGrid       = "#e2e8f0"
-	colAxis       = "#64748b"
+	colAxis       = "#576579"
 	colText       = "#1e293b"
-	colMuted      = "#94a3b8"
+	colMuted      = "#64748b"
 	colNow        = "#0f172a"
 	colEvicted    = "#f1f5f9"
 	colCreated    = "#16a34a"
@@ -29,7 +30,46 @@ const (
 	colHover      = "#0f172a"
 	colTipBg      = "#ffffff"
 	colTipLine    = "#cbd5e1"
+	colSelect     = "#0f172a"
+	colLabelDark  = "#0f172a"
 )
+
+// textOn returns the colour of a label on a bar of colour bg ("#rrggbb"):
+// dark or white, whichever contrasts more.
+func textOn(bg string) string {
+	if contrast(bg, colLabelDark) >= contrast(bg, "#ffffff") {
+		return colLabelDark
+	}
+	return "#ffffff"
+}
+
+// contrast returns the WCAG contrast ratio of two "#rrggbb" colours.
+func contrast(a, b string) float64 {
+	la, lb := luminance(a), luminance(b)
+	if la < lb {
+		la, lb = lb, la
+	}
+	return (la + 0.05) / (lb + 0.05)
+}
+
+// luminance returns the relative luminance of a "#rrggbb" colour.
+func luminance(c string) float64 {
+	if len(c) != 7 || c[0] != '#' {
+		return 0
+	}
+	v, err := strconv.ParseUint(c[1:], 16, 32)
+	if err != nil {
+		return 0
+	}
+	ch := func(x uint64) float64 {
+		f := float64(x) / 255
+		if f <= 0.03928 {
+			return f / 12.92
+		}
+		return math.Pow((f+0.055)/1.055, 2.4)
+	}
+	return 0.2126*ch(v>>16&0xff) + 0.7152*ch(v>>8&0xff) + 0.0722*ch(v&0xff)
+}
 
 // shade is a colour in two strengths: strong for running tasks and queue
 // chips, soft for finished tasks.
@@ -52,13 +92,13 @@ var keyShades = []shade{
 	{"#3b82f6", "#93c5fd"}, // blue
 	{"#f97316", "#fdba74"}, // orange
 	{"#10b981", "#6ee7b7"}, // emerald
-	{"#8b5cf6", "#c4b5fd"}, // violet
+	{"#7c3aed", "#c4b5fd"}, // violet
 	{"#ec4899", "#f9a8d4"}, // pink
 	{"#eab308", "#fde047"}, // yellow
 	{"#06b6d4", "#67e8f9"}, // cyan
 	{"#ef4444", "#fca5a5"}, // red
 	{"#84cc16", "#bef264"}, // lime
-	{"#6366f1", "#a5b4fc"}, // indigo
+	{"#4f46e5", "#a5b4fc"}, // indigo
 }
 
 // priorityShade returns the colour of priority p.

@@ -51,10 +51,13 @@ type Play struct {
 	form     sim.Burst
 	span     time.Duration
 	limitNow int
-	cancel   string // the task name typed in "cancel task"
-	share    string // the link shown after "copy link"
-	snippet  string // the snippet shown after "copy embed snippet"
-	reading  string // progress of a trace being read
+	cancel   string       // the task name typed in "cancel task"
+	share    string       // the link shown after "copy link"
+	snippet  string       // the snippet shown after "copy embed snippet"
+	reading  string       // progress of a trace being read
+	details  *TaskDetails // the task whose details sheet is open
+	logQuery string       // the event log's filter, as typed
+	msgQuery string       // the messages' filter, as typed
 
 	levelsText string // the composer's priority levels, as typed
 	keysText   string // the composer's key names, as typed
@@ -100,7 +103,14 @@ func (p *Play) OnMount(ctx app.Context) {
 	}
 	sess.SetPlaying(true)
 	p.panel = sess.Panel()
-	p.syncURL(p.panel.Link)
+	if problem != "" {
+		// The person's link stays in the address bar, so that a reload
+		// (the advice for a link from a newer playground) opens it
+		// again; the page shows the scenario it runs instead.
+		p.link = p.panel.Link
+	} else {
+		p.syncURL(p.panel.Link)
+	}
 	p.stopLoop = startLoop(ctx, p)
 	if p.Embed {
 		if stop, err := watchHeight(); err == nil {
@@ -136,9 +146,15 @@ func (p *Play) OnNav(ctx app.Context) {
 	if !p.mounted {
 		return
 	}
-	_, _, hash := location()
+	_, query, hash := location()
 	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
 	if !ok || text == p.link {
+		return
+	}
+	if problem := versionProblem(query); problem != "" {
+		// The scenario is not read: the link's ?v= says it is not one
+		// this playground can run as it was meant.
+		p.notice = notice{problem, "error"}
 		return
 	}
 	sc, err := sim.Decode(text)
@@ -154,16 +170,8 @@ func (p *Play) OnNav(ctx app.Context) {
 func initialScenario() (sim.Scenario, string, string) {
 	def := sim.Presets()[0]
 	_, query, hash := location()
-	if q, err := url.ParseQuery(strings.TrimPrefix(query, "?")); err == nil {
-		if v := q.Get("v"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return def.Scenario, def.ID, fmt.Sprintf("The link's version (?v=%s) is not one this playground wrote: showing the first preset instead.", truncate(v, 20))
-			}
-			if n > sim.Version {
-				return def.Scenario, def.ID, fmt.Sprintf("The link was made by a newer playground (version %d; this one is version %d): reload the page to update it. Showing the first preset instead.", n, sim.Version)
-			}
-		}
+	if problem := versionProblem(query); problem != "" {
+		return def.Scenario, def.ID, problem + " Showing the first preset instead."
 	}
 	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
 	if !ok {
@@ -176,10 +184,31 @@ func initialScenario() (sim.Scenario, string, string) {
 	return sc, presetFor(sc), ""
 }
 
+// versionProblem says what is wrong with the version (?v=) of a link's
+// query, or "".
+func versionProblem(query string) string {
+	q, err := url.ParseQuery(strings.TrimPrefix(query, "?"))
+	if err != nil {
+		return ""
+	}
+	v := q.Get("v")
+	if v == "" {
+		return ""
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return fmt.Sprintf("The link's version (?v=%s) is not one this playground wrote.", truncate(v, 20))
+	}
+	if n > sim.Version {
+		return fmt.Sprintf("The link was made by a newer playground (version %d; this one is version %d): reload the page to update it.", n, sim.Version)
+	}
+	return ""
+}
+
 // presetFor returns the ID of the preset whose scenario sc is, or "".
 func presetFor(sc sim.Scenario) string {
 	enc := sc.Encode()
-	for _, ps := range sim.Presets() {
+	for _, ps := range append(sim.Presets(), sim.Blank()) {
 		if ps.Scenario.Encode() == enc {
 			return ps.ID
 		}
@@ -266,6 +295,9 @@ func (p *Play) fail(err error) {
 
 // load replaces the scenario and starts it playing from 0.
 func (p *Play) load(ctx app.Context, sc sim.Scenario, preset, ok string) {
+	if p.drv != nil {
+		p.drv.push(input{Kind: inputReset}) // task IDs start again
+	}
 	p.command(ctx, ok, func() error {
 		if err := p.sess.Load(sc, preset); err != nil {
 			return err
@@ -279,6 +311,11 @@ func (p *Play) edit(ctx app.Context, change func(*sim.Scenario)) {
 	sc := cloneScenario(p.sc)
 	change(&sc)
 	fitScenario(&sc)
+	if err := sc.Validate(); err != nil {
+		// Refused, with the reason: the run goes on with what is in effect.
+		p.fail(err)
+		return
+	}
 	p.load(ctx, sc, presetFor(sc), "")
 }
 
@@ -286,14 +323,19 @@ func (p *Play) edit(ctx app.Context, change func(*sim.Scenario)) {
 // it still runs: a keyed burst needs keys, consumers need a consumer, a
 // semaphore task cannot weigh more than the limit.
 func fitScenario(sc *sim.Scenario) {
-	if sc.Primitive != sim.Keyed && sc.Limit < 1 {
-		sc.Limit = 1
-	}
 	if sc.Primitive == sim.Consume && len(sc.Consumers) == 0 {
 		sc.Consumers = []sim.Consumer{{Concurrency: 2, Priority: 1}, {Concurrency: 2}}
 	}
+	bursts := make([]*sim.Burst, 0, len(sc.Bursts)+len(sc.Log))
 	for i := range sc.Bursts {
-		b := &sc.Bursts[i]
+		bursts = append(bursts, &sc.Bursts[i])
+	}
+	for _, st := range sc.Log {
+		if st.Burst != nil {
+			bursts = append(bursts, st.Burst)
+		}
+	}
+	for _, b := range bursts {
 		if sc.Primitive == sim.Keyed && b.Keys < 1 && len(b.KeyNames) == 0 {
 			b.Keys = 4
 		}
@@ -308,6 +350,19 @@ func fitScenario(sc *sim.Scenario) {
 		if sc.Primitive == sim.Keyed && sc.Actions[i].Do == sim.ActionLimit {
 			sc.Actions = append(sc.Actions[:i], sc.Actions[i+1:]...)
 			i--
+		}
+	}
+	if sc.Primitive == sim.Keyed {
+		log := sc.Log[:0]
+		for _, st := range sc.Log {
+			if st.Do != sim.ActionLimit {
+				st.Seq = len(log) + 1
+				log = append(log, st)
+			}
+		}
+		sc.Log = log
+		if len(sc.Log) == 0 {
+			sc.Log = nil
 		}
 	}
 }
@@ -336,8 +391,8 @@ func (p *Play) hostCommand(ctx app.Context, m hostMessage) {
 		err = fmt.Errorf("unknown command %q: send ping, play, pause or load", truncate(m.Kind, 40))
 	}
 	if err != nil {
+		// The host page's mistake: it hears of it; the reader does not.
 		postToParent(map[string]any{"sluice": "error", "message": err.Error()})
-		ctx.Dispatch(func(app.Context) { p.fail(err) })
 	} else {
 		sc, preset := p.sess.Scenario()
 		postToParent(map[string]any{"sluice": "state", "phase": p.sess.Phase(), "primitive": sc.Primitive, "preset": preset})
@@ -444,10 +499,14 @@ func (p *Play) onSpan(ctx app.Context, e app.Event) {
 	}
 	p.span = d
 	p.drv.span.Store(int64(d))
+	p.drv.push(input{Kind: inputFit}) // the chosen window, following the run
 }
 
 func (p *Play) onReset(ctx app.Context, e app.Event) {
 	p.notice = notice{}
+	if p.drv != nil {
+		p.drv.push(input{Kind: inputReset})
+	}
 	p.command(ctx, "", func() error {
 		if err := p.sess.Reset(); err != nil {
 			return err

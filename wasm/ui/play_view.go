@@ -58,6 +58,7 @@ func (p *Play) Render() app.UI {
 				p.renderCounters(sc, false),
 				p.renderDetails(),
 				p.renderShare(),
+				p.renderCode(sc),
 			),
 		))
 	}
@@ -91,12 +92,15 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 	if speed == 0 {
 		speed = 1
 	}
-	var presetPicker app.UI
-	if p.Embed {
-		presetPicker = app.Select().ID("preset").Class("select").Disabled(!live).OnChange(p.onPresetSelect).Body(
-			p.presetOptions(preset)...,
-		)
+	// The embed's preset picker; on the full page, the phone's, which
+	// keeps the presets at the top of a narrow screen.
+	pickerClass := "select"
+	if !p.Embed {
+		pickerClass += " preset-quick"
 	}
+	presetPicker := app.Select().ID("preset").Class(pickerClass).Aria("label", "Preset").Disabled(!live).OnChange(p.onPresetSelect).Body(
+		p.presetOptions(preset)...,
+	)
 	spanOptions := make([]app.UI, len(spans))
 	span := p.span
 	if span == 0 {
@@ -122,7 +126,7 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 		)),
 		presetPicker,
 		app.Div().Class("clock").Body(
-			app.Span().ID("clock").Class("clock-time").Text("t = "+formatClock(p.panel.Now.Round(10*time.Millisecond))),
+			app.Span().ID("clock").Class("clock-time").Text("t = "+clockText(phase, p.panel.Now)),
 			app.Span().ID("phase").Class("badge badge-"+phase).Text(phaseLabel(phase)),
 		),
 	)
@@ -147,7 +151,7 @@ func (p *Play) presetOptions(selected string) []app.UI {
 	if selected == "" {
 		opts = append(opts, app.Option().Value("").Selected(true).Text("Custom scenario"))
 	}
-	for _, ps := range sim.Presets() {
+	for _, ps := range append(sim.Presets(), sim.Blank()) {
 		opts = append(opts, app.Option().Value(ps.ID).Selected(ps.ID == selected).Text(ps.Title))
 	}
 	return opts
@@ -175,10 +179,15 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 	var head app.UI
 	switch {
 	case phase == "replay":
+		var omitted app.UI
+		if p.panel.Omitted != "" {
+			omitted = app.P().ID("omitted").Class("note-warn").Text("Not shown: " + p.panel.Omitted + ".")
+		}
 		head = app.Div().Class("view-head").Body(
 			app.Div().Body(
 				app.H2().Text("Trace: "+p.panel.Replay),
-				app.P().Class("muted").Text("A loaded trace, shown read-only: hover a bar for its details. Its times are relative to its first event."),
+				app.P().ID("replay-times").Class("muted").Text("A loaded trace of "+formatCount(p.panel.Tasks)+" tasks, shown read-only: click or tap a bar for its details. "+p.panel.ReplayTimes),
+				omitted,
 			),
 			app.Button().ID("back-to-live").Class("btn").Text("Back to live").OnClick(p.onBackToLive),
 		)
@@ -197,13 +206,26 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 			app.Span().Class("tag").Text(primitiveTitles[sc.Primitive]+signature(sc)),
 		)
 	}
+	var reading app.UI
+	if p.reading != "" {
+		reading = app.Div().ID("reading-progress").Class("reading").Role("%s", "status").Body(
+			app.Span().Class("spinner").Aria("hidden", true),
+			app.Span().Text(p.reading),
+		)
+	}
 	return app.Section().Class("view").Body(
 		head,
+		p.renderZoom(),
 		app.Div().Class("canvas-wrap").Body(
-			app.Canvas().ID("timeline").Class("timeline").
-				Aria("label", "Timeline of the run: lanes with a bar per task, the waiting queue by priority, and counter tracks").
-				Role("%s", "img"),
+			app.Canvas().ID("timeline").Class("timeline").TabIndex(0).
+				Aria("label", "Timeline of the run: lanes with a bar per task, the waiting queue by priority, and counter tracks. "+
+					"Arrow keys move between tasks, Enter opens a task's details, Space plays or pauses, period steps, plus and minus zoom, 0 fits.").
+				Aria("roledescription", "timeline").
+				Role("%s", "application"),
+			reading,
 		),
+		p.renderSheet(),
+		p.renderActions(),
 		p.renderLegend(sc),
 	)
 }
@@ -274,7 +296,7 @@ func (p *Play) renderLegend(sc sim.Scenario) app.UI {
 		swatch("sw-limit", "limit"),
 	)
 	if !p.Embed {
-		items = append(items, app.Span().Class("legend-hint").Text("Hover a bar for details; click a waiting or running task to cancel it."))
+		items = append(items, app.Span().Class("legend-hint").Text("Click or tap a bar for its details; a waiting or running task can be canceled there."))
 	}
 	return app.Div().Class("legend").Body(items...)
 }
@@ -294,6 +316,11 @@ func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
 	waiting := ""
 	if pn.Scheduled > 0 {
 		waiting = "+" + formatCount(pn.Scheduled) + " scheduled"
+	}
+	if pn.Backlog > 0 {
+		// Messages sent to a consumer and not yet taken: not on the
+		// timeline's waiting queue, which is the semaphore's.
+		waiting = strings.TrimPrefix(waiting+" · ", " · ") + "+" + formatCount(pn.Backlog) + " in channels"
 	}
 	canceled := ""
 	if pn.Withdrawn > 0 {
@@ -335,6 +362,7 @@ func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
 		"tasks":       pn.Tasks,
 		"scheduled":   pn.Scheduled,
 		"waiting":     pn.Waiting,
+		"backlog":     pn.Backlog,
 		"running":     pn.Running,
 		"succeeded":   pn.Succeeded,
 		"failed":      pn.Failed,
@@ -402,6 +430,7 @@ func (p *Play) renderDetails() app.UI {
 		rows = append(rows, app.Tr().Body(app.Td().ColSpan(5).Class("muted").Text("No task has started yet.")))
 	}
 	var log []app.UI
+	logShown := 0
 	for i := len(pn.Log) - 1; i >= 0; i-- {
 		e := pn.Log[i]
 		what := e.Name
@@ -409,30 +438,41 @@ func (p *Play) renderDetails() app.UI {
 			what = "#" + strconv.FormatUint(e.Task, 10)
 		}
 		detail := logDetail(pn.Primitive, e.Kind, e.Key, e.Lane, e.Weight, e.Priority, e.Err)
+		at := formatAt(e.Time.Sub(pn.Origin))
+		if !matches(p.logQuery, at, what, eventVerb(e.Kind), detail) {
+			continue
+		}
+		logShown++
 		log = append(log, app.Li().Class("log-"+eventVerbClass(e.Kind)).Body(
-			app.Span().Class("log-time").Text(formatClock(e.Time.Sub(pn.Origin).Round(time.Millisecond))),
+			app.Span().Class("log-time").Text(at),
 			app.Span().Class("log-task").Text(what),
 			app.Span().Class("log-kind").Text(eventVerb(e.Kind)),
 			app.Span().Class("log-detail").Text(detail),
 		))
 	}
 	if len(log) == 0 {
-		log = append(log, app.Li().Class("muted").Text("No events yet."))
+		log = append(log, app.Li().Class("muted").Text(map[bool]string{true: "No event matches the filter.", false: "No events yet."}[p.logQuery != ""]))
 	}
 	var msgs []app.UI
+	msgShown := 0
 	for i := len(pn.Messages) - 1; i >= 0; i-- {
 		m := pn.Messages[i]
 		class := "msg"
 		if m.Error {
 			class += " msg-error"
 		}
+		at := formatAt(m.At)
+		if !matches(p.msgQuery, at, m.Text) {
+			continue
+		}
+		msgShown++
 		msgs = append(msgs, app.Li().Class(class).Body(
-			app.Span().Class("log-time").Text(formatClock(m.At.Round(time.Millisecond))),
+			app.Span().Class("log-time").Text(at),
 			app.Span().Class("msg-text").Text(m.Text),
 		))
 	}
 	if len(msgs) == 0 {
-		msgs = append(msgs, app.Li().Class("muted").Text("Failures, refusals and changes of limit show here."))
+		msgs = append(msgs, app.Li().Class("muted").Text(map[bool]string{true: "No message matches the filter.", false: "Failures, refusals and changes of limit show here."}[p.msgQuery != ""]))
 	}
 	unlinked := app.UI(nil)
 	if pn.Unlinked != "" {
@@ -445,12 +485,12 @@ func (p *Play) renderDetails() app.UI {
 			app.P().Class("muted small").Text("Over the last 1,000 tasks of each priority that started; virtual time."),
 		),
 		app.Section().Class("card").Body(
-			app.H3().Text("Event log"),
-			app.Ol().ID("log").Class("log").Body(log...),
+			p.listHead("Event log", "log", logShown, len(pn.Log), "latest events", p.logQuery, func(q string) { p.logQuery = q }),
+			app.Ol().ID("log").Class("log log-scroll").TabIndex(0).Aria("label", "Event log, newest first").DataSet("count", logShown).Body(log...),
 		),
 		app.Section().Class("card").Body(
-			app.H3().Text("Messages"),
-			app.Ul().ID("messages").Class("log").Body(msgs...),
+			p.listHead("Messages", "messages", msgShown, pn.MessageCount, "messages", p.msgQuery, func(q string) { p.msgQuery = q }),
+			app.Ul().ID("messages").Class("log log-scroll").TabIndex(0).Aria("label", "Messages, newest first").DataSet("count", msgShown).Body(msgs...),
 			unlinked,
 		),
 	)
@@ -564,7 +604,7 @@ func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
 
 func (p *Play) renderPresets(selected string) app.UI {
 	var items []app.UI
-	for _, ps := range sim.Presets() {
+	for _, ps := range append(sim.Presets(), sim.Blank()) {
 		class := "preset"
 		if ps.ID == selected {
 			class += " preset-active"
@@ -645,14 +685,28 @@ func (p *Play) numField(id, label, hint string, value, lo, hi int, set func(ctx 
 			Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
 			s := strings.TrimSpace(ctx.JSSrc().Get("value").String())
 			n, err := strconv.Atoi(s)
+			before := p.notice
 			if err != nil {
 				p.fail(fmt.Errorf("%s must be a whole number; %q is not one", strings.ToLower(label), truncate(s, 20)))
-				return
+			} else {
+				set(ctx, n)
 			}
-			set(ctx, n)
+			if p.notice != before && p.notice.Kind == "error" && !composerField(id) {
+				// A setup value refused: the field goes back to the value
+				// in effect, so that nothing refused stays in the form.
+				// (The composer's values take effect with "Add burst",
+				// which says what is wrong with them.)
+				ctx.JSSrc().Set("value", value)
+			}
 		}, id),
 		hintUI,
 	)
+}
+
+// composerField reports whether the number input id is one of the
+// composer's.
+func composerField(id string) bool {
+	return strings.HasPrefix(id, "burst-") || strings.HasPrefix(id, "mix-")
 }
 
 func (p *Play) renderSetup(sc sim.Scenario) app.UI {
@@ -665,7 +719,17 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 			app.Span().Class("field-label").Text("Primitive"),
 			app.Select().ID("primitive").Class("select").Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
 				v := ctx.JSSrc().Get("value").String()
-				p.edit(ctx, func(sc *sim.Scenario) { sc.Primitive = v })
+				before := p.notice
+				p.edit(ctx, func(sc *sim.Scenario) {
+					sc.Primitive = v
+					if v != sim.Keyed && sc.Limit < 1 {
+						// From the keyed queue's "no limit".
+						sc.Limit = 1
+					}
+				})
+				if p.notice != before && p.notice.Kind == "error" {
+					ctx.JSSrc().Set("value", sc.Primitive)
+				}
 			}, "primitive").Body(prims...),
 		),
 	}
@@ -839,10 +903,7 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 	return app.Section().Class("card").Body(
 		app.H3().Text("Compose work"),
 		app.Div().Class("fields").Body(fields...),
-		app.Div().Class("buttons").Body(
-			app.Button().ID("add-one").Class("btn").Disabled(!p.mounted || replay).Text("Add 1 task").OnClick(p.onAddOne),
-			app.Button().ID("add-burst").Class("btn btn-primary").Disabled(!p.mounted || replay).Text("Add burst").OnClick(p.onAddBurst),
-		),
+		app.P().Class("muted small").Text(map[bool]string{true: "A loaded trace is read-only.", false: "“Add burst” and “Add 1 task” are under the timeline."}[replay]),
 	)
 }
 
@@ -854,23 +915,23 @@ func (p *Play) renderRun(sc sim.Scenario) app.UI {
 			app.Input().Type("number").ID("limit-now").Class("input input-small").Min(1).Max(sim.MaxLimit).Value(p.limitNow).
 				Aria("label", "New limit").Disabled(!on).OnChange(func(ctx app.Context, e app.Event) {
 				n, err := strconv.Atoi(strings.TrimSpace(ctx.JSSrc().Get("value").String()))
-				if err != nil {
+				switch {
+				case err != nil:
 					p.fail(fmt.Errorf("the new limit must be a whole number"))
+				case n < 1 || n > sim.MaxLimit:
+					p.fail(fmt.Errorf("the new limit must be between 1 and %s; it is %s", formatCount(sim.MaxLimit), formatCount(n)))
+				default:
+					p.limitNow = n
 					return
 				}
-				p.limitNow = n
+				ctx.JSSrc().Set("value", p.limitNow)
 			}, "limit-now"),
 			app.Button().ID("set-limit").Class("btn").Disabled(!on).Text("Set limit now").OnClick(p.onSetLimit),
 		)
 	}
 	return app.Section().Class("card").Body(
 		app.H3().Text("Run"),
-		app.Div().Class("buttons buttons-grid").Body(
-			app.Button().ID("cancel-all").Class("btn").Disabled(!on).Text("Cancel all").OnClick(p.onCancelAll),
-			app.Button().ID("drain").Class("btn").Disabled(!on).Text("Drain").OnClick(p.onDrain),
-			app.Button().ID("close").Class("btn btn-danger").Disabled(!on).Text("Close").OnClick(p.onClose),
-			app.Button().ID("reset").Class("btn").Disabled(!on).Text("↻ Reset").OnClick(p.onReset),
-		),
+		app.P().Class("muted small").Text("Cancel all, Drain, Close and Reset are under the timeline."),
 		limit,
 		app.Div().Class("inline-form").Body(
 			app.Input().Type("text").ID("cancel-name").Class("input input-small").Placeholder("%s", "t7").Value(p.cancel).

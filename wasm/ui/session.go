@@ -25,9 +25,10 @@ import (
 // again, which takes no virtual time but may take a few milliseconds of
 // real time. All methods are safe for concurrent use.
 //
-// A person's bursts and clicks (cancel all, drain, close, set limit) are
-// recorded in the scenario at the virtual time they happened, so that the
-// link replays them; what a link cannot hold is said by Panel.Unlinked.
+// A person's bursts and clicks (cancel one, cancel all, drain, close, set
+// limit, pause, step) are recorded in the scenario's log (sim.Step) at the
+// point of the run they happened, so that the link replays them event for
+// event; what a link cannot hold is said by Panel.Unlinked.
 type Session struct {
 	mu       sync.Mutex
 	sc       sim.Scenario
@@ -35,11 +36,13 @@ type Session struct {
 	run      *sim.Runner
 	rec      *trace.Recorder
 	playing  bool
-	finished bool        // the run had nothing left to do; play starts it again
-	queued   []sim.Burst // a person's burst, still to be handed to the runner
-	unlinked string      // why the link no longer replays the run exactly
-	maxLimit int         // the highest limit the run has had
-	refused  int         // refusals already reported through Panel.Alert
+	finished bool          // the run had nothing left to do; play starts it again
+	queued   []sim.Burst   // a person's burst, still to be handed to the runner
+	chunked  bool          // the log's last entry is the part of queued[0] handed over so far
+	carry    time.Duration // virtual time owed to the next frame: time moves in whole milliseconds
+	unlinked string        // why the link no longer replays the run exactly
+	maxLimit int           // the highest limit the run has had
+	refused  int           // refusals already reported through Panel.Alert
 	snap     *trace.Snapshot
 	replay   *replay
 	levels   []core.Priority // the priorities the run's tasks can have, sorted
@@ -50,8 +53,11 @@ type replay struct {
 	name       string
 	rec        *trace.Recorder
 	snap       *trace.Snapshot
-	start, end time.Time
+	start, end time.Time       // start is time 0 of its times as shown: the file's ts 0, or its first event
+	first      time.Time       // its first event
 	levels     []core.Priority // its tasks' priorities, sorted
+	times      string          // how its times are shown
+	omitted    string          // what of the trace is not shown, and why; "" if nothing
 }
 
 // ChunkSize is how many tasks of a person's burst are handed to the runner
@@ -72,7 +78,7 @@ func NewSession(sc sim.Scenario, preset string) (*Session, error) {
 // load replaces the run with a new one of sc. It keeps the old run when sc
 // cannot run. s.mu must be held (or s not yet shared).
 func (s *Session) load(sc sim.Scenario, preset string) error {
-	rec := trace.NewRecorder(trace.Config{Name: "sluice " + sc.Primitive})
+	rec := trace.NewRecorder(trace.Config{Name: "sluice " + sc.Primitive, MaxLog: panelLog})
 	run, err := sim.NewRunner(sc, sim.Config{Observe: observer(rec, sc.Primitive)})
 	if err != nil {
 		return err
@@ -86,9 +92,12 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 	s.sc, s.preset = run.Scenario(), preset
 	s.run, s.rec = run, rec
 	s.finished, s.queued, s.unlinked = false, nil, ""
+	s.chunked, s.carry = false, 0
 	s.maxLimit, s.refused = sc.Limit, 0
 	s.replay = nil
-	s.levels = scenarioLevels(s.sc)
+	all := s.sc
+	all.Bursts = s.sc.AllBursts()
+	s.levels = scenarioLevels(all)
 	return nil
 }
 
@@ -148,12 +157,15 @@ func (s *Session) Load(sc sim.Scenario, preset string) error {
 	return s.load(sc, preset)
 }
 
-// Reset starts the scenario again from virtual time 0, the work the
-// person added included, and leaves a loaded trace.
+// Reset starts the scenario again from virtual time 0 without the work
+// the person added (its log), and leaves a loaded trace. A preset starts
+// as it is listed; the blank preset starts empty.
 func (s *Session) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.load(s.sc, s.preset)
+	sc := s.sc
+	sc.Log = nil
+	return s.load(sc, presetFor(sc))
 }
 
 // Scenario returns the scenario, with the person's work recorded in it,
@@ -172,6 +184,14 @@ func cloneScenario(sc sim.Scenario) sim.Scenario {
 		sc.Bursts[i].KeyNames = slices.Clone(sc.Bursts[i].KeyNames)
 	}
 	sc.Actions = slices.Clone(sc.Actions)
+	sc.Log = slices.Clone(sc.Log)
+	for i := range sc.Log {
+		if b := sc.Log[i].Burst; b != nil {
+			c := *b
+			c.Levels, c.KeyNames = slices.Clone(c.Levels), slices.Clone(c.KeyNames)
+			sc.Log[i].Burst = &c
+		}
+	}
 	return sc
 }
 
@@ -187,6 +207,9 @@ func (s *Session) SetPlaying(on bool) error {
 		if err := s.load(s.sc, s.preset); err != nil {
 			return err
 		}
+	}
+	if s.playing && !on {
+		s.mark(sim.StepPause)
 	}
 	s.playing = on
 	return nil
@@ -243,11 +266,27 @@ type Frame struct {
 // takes one snapshot of the window that ends a tenth of span after now
 // (or at span). The snapshot is reused by the next call.
 func (s *Session) Frame(real, span time.Duration) Frame {
+	return s.frame(real, span, 0, 0, false)
+}
+
+// FrameAt is Frame with the window from..to (since virtual time 0, or
+// since the loaded trace's origin) instead of the one that follows now:
+// the window the person zoomed or panned to.
+func (s *Session) FrameAt(real, from, to time.Duration) Frame {
+	return s.frame(real, to-from, from, to, true)
+}
+
+func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool) Frame {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	span = max(span, time.Second)
+	if !fixed {
+		span = max(span, time.Second)
+	}
 	if r := s.replay; r != nil {
 		from, to := r.window()
+		if fixed {
+			from, to = fixedFrom, fixedTo
+		}
 		return Frame{Snap: r.snap, Origin: r.start, Now: r.end.Sub(r.start), From: from, To: to,
 			ColorBy: s.sc.ColorBy, Levels: r.levels, Replay: true}
 	}
@@ -263,7 +302,7 @@ func (s *Session) Frame(real, span time.Duration) Frame {
 			break
 		}
 		before := s.run.Now()
-		s.run.Advance(sim.FrameStep(real, s.speed()))
+		s.run.Advance(s.wholeMS(sim.FrameStep(real, s.speed())))
 		changed = s.run.Now() != before
 	default:
 		// Paused: time stands still, but what a click set off settles.
@@ -272,6 +311,9 @@ func (s *Session) Frame(real, span time.Duration) Frame {
 	now := s.run.Now()
 	to := max(span, now+span/10)
 	from := to - span
+	if fixed {
+		from, to = fixedFrom, fixedTo
+	}
 	s.snap = s.rec.SnapshotWindow(s.snap, sim.Epoch.Add(now), sim.Epoch.Add(from), sim.Epoch.Add(to))
 	limit := int(s.snap.Stats.Limit)
 	s.maxLimit = max(s.maxLimit, limit)
@@ -279,10 +321,22 @@ func (s *Session) Frame(real, span time.Duration) Frame {
 		Primitive: s.sc.Primitive, ColorBy: s.sc.ColorBy, Limit: limit, Levels: s.levels, Changed: changed}
 }
 
+// wholeMS returns the whole milliseconds of d and what is owed from
+// earlier frames, and keeps the rest for the next frame: virtual time
+// moves in whole milliseconds, so that the log places an action at the
+// time it was taken (sim.Step.AtMS). s.mu must be held.
+func (s *Session) wholeMS(d time.Duration) time.Duration {
+	d += s.carry
+	whole := d.Truncate(time.Millisecond)
+	s.carry = d - whole
+	return whole
+}
+
 // window is the replay's window: the whole trace with a margin.
 func (r *replay) window() (from, to time.Duration) {
-	d := max(r.end.Sub(r.start), time.Millisecond)
-	return -d / 50, d + d/50
+	a, b := r.first.Sub(r.start), r.end.Sub(r.start)
+	d := max(b-a, time.Microsecond)
+	return a - d/50, b + d/50
 }
 
 // Step pauses and moves the run by one event: it hands over the next part
@@ -300,6 +354,7 @@ func (s *Session) Step() bool {
 		s.submitChunk()
 		return true
 	}
+	s.mark(sim.StepStep)
 	ok := s.run.Step()
 	if !ok && s.run.Finished() {
 		s.finished = true
@@ -319,10 +374,20 @@ func (s *Session) submitChunk() {
 	} else {
 		s.queued[0] = b
 	}
+	logged := s.chunked
+	if s.chunked {
+		// The part handed over before, at the same point of the run:
+		// nothing has happened in between, so one entry holds both.
+		s.sc.Log[len(s.sc.Log)-1].Burst.Count += n
+	} else {
+		logged = s.recordBurst(chunk)
+	}
+	s.chunked = logged && b.Count > 0
 	if err := s.run.Submit(chunk); err != nil {
 		// The burst was checked as a whole before it was queued; the run
 		// can still have stopped since.
 		s.queued = nil
+		s.chunked = false
 		s.unlinked = err.Error()
 	}
 }
@@ -360,7 +425,6 @@ func (s *Session) Submit(b sim.Burst) error {
 		return fmt.Errorf("a run holds at most %s tasks: this one has %s, and the burst asks for %s more; reset the run or send fewer",
 			formatCount(sim.MaxTasks), formatCount(st.Tasks+queued), formatCount(b.Count))
 	}
-	s.recordBurst(b)
 	if s.sc.Primitive != sim.Consume {
 		s.levels = burstLevels(slices.Clone(s.levels), b)
 	}
@@ -379,7 +443,7 @@ func (s *Session) Submit(b sim.Burst) error {
 func checkBurst(sc sim.Scenario, limit int, b sim.Burst) error {
 	probe := sc
 	probe.Bursts = []sim.Burst{b}
-	probe.Actions = nil
+	probe.Actions, probe.Log = nil, nil
 	if limit > 0 {
 		probe.Limit = limit
 	}
@@ -400,46 +464,72 @@ func checkBurst(sc sim.Scenario, limit int, b sim.Burst) error {
 	return &sim.InvalidError{Problems: ps}
 }
 
-// recordBurst puts a person's burst in the scenario at the current virtual
-// time. s.mu must be held.
-func (s *Session) recordBurst(b sim.Burst) {
-	b.AtMS = s.nowMS()
-	total, keyBytes := 0, 0
-	for _, x := range append([]sim.Burst{b}, s.sc.Bursts...) {
+// recordBurst puts a person's burst in the scenario's log at the current
+// point of the run, and reports whether the log could hold it. s.mu must
+// be held.
+func (s *Session) recordBurst(b sim.Burst) bool {
+	b.AtMS = 0
+	total, keyBytes := b.Count, len(strings.Join(b.KeyNames, ""))
+	for _, x := range s.sc.AllBursts() {
 		total += x.Count
-		for _, k := range x.KeyNames {
-			keyBytes += len(k)
-		}
+		keyBytes += len(strings.Join(x.KeyNames, ""))
 	}
 	switch {
-	case len(s.sc.Bursts) >= sim.MaxBursts:
-		s.unlinked = fmt.Sprintf("a link holds at most %d bursts: the link replays the run without the later ones", sim.MaxBursts)
 	case total > sim.MaxTasks:
 		s.unlinked = fmt.Sprintf("a link holds at most %s tasks: the link replays the run without the later bursts", formatCount(sim.MaxTasks))
-	case b.AtMS > sim.MaxOffsetMS:
-		s.unlinked = "a link holds work added in the first hour only"
 	case keyBytes > sim.MaxKeyBytes:
 		s.unlinked = fmt.Sprintf("a link holds at most %s bytes of key names: the link replays the run without the later bursts", formatCount(sim.MaxKeyBytes))
 	default:
 		b.Levels = slices.Clone(b.Levels)
 		b.KeyNames = slices.Clone(b.KeyNames)
-		s.sc.Bursts = append(s.sc.Bursts, b)
+		return s.record(sim.Step{Do: sim.StepBurst, Burst: &b})
 	}
+	return false
 }
 
-// record puts a person's action in the scenario at the current virtual
-// time. s.mu must be held.
-func (s *Session) record(a sim.Action) {
-	a.AtMS = s.nowMS()
+// record puts a person's action in the scenario's log at the current point
+// of the run: its virtual time and the count of the run's events so far.
+// The entries of a link's log not yet replayed are dropped first: what the
+// person does now follows what has happened. It reports whether the log
+// could hold the entry. s.mu must be held.
+func (s *Session) record(st sim.Step) bool {
+	s.chunked = false
+	if s.run.DropLog() > 0 {
+		s.sc.Log = s.run.Scenario().Log
+	}
+	st.AtMS = s.nowMS()
+	st.Fired = s.run.Clock().Fired()
+	st.Seq = len(s.sc.Log) + 1
 	switch {
-	case len(s.sc.Actions) >= sim.MaxActions:
-		s.unlinked = fmt.Sprintf("a link holds at most %d actions: the link replays the run without the later ones", sim.MaxActions)
-	case a.AtMS > sim.MaxOffsetMS:
+	case len(s.sc.Log) >= sim.MaxLog:
+		s.unlinked = fmt.Sprintf("a link holds at most %d actions: the link replays the run without the later ones", sim.MaxLog)
+	case st.AtMS > sim.MaxOffsetMS:
 		s.unlinked = "a link holds actions taken in the first hour only"
 	default:
-		s.sc.Actions = append(s.sc.Actions, a)
+		s.sc.Log = append(s.sc.Log, st)
 		s.preset = ""
+		return true
 	}
+	return false
+}
+
+// mark records a pause or step point in the log, which changes nothing
+// in the run; only while the log has room to spare, not twice at one
+// point, and not while a link's log is still replaying, whose later
+// entries a mark must not drop. s.mu must be held.
+func (s *Session) mark(do string) {
+	if s.replay != nil || len(s.sc.Log) >= sim.MaxLog/2 || s.unlinked != "" || s.run.LogLeft() > 0 {
+		return
+	}
+	if n := len(s.sc.Log); n > 0 {
+		last := s.sc.Log[n-1]
+		if last.Do == do && last.AtMS == s.nowMS() && last.Fired == s.run.Clock().Fired() {
+			return
+		}
+	}
+	preset := s.preset
+	s.record(sim.Step{Do: do})
+	s.preset = preset
 }
 
 func (s *Session) nowMS() int {
@@ -458,7 +548,9 @@ func (s *Session) Cancel(name string) error {
 	if err := s.run.Cancel(name); err != nil {
 		return err
 	}
-	s.unlinked = "a link does not hold the tasks you canceled one by one: it replays the run without those cancels"
+	// Canceling fires no timer and takes no time: the entry records the
+	// point of the run the cancel was made at.
+	s.record(sim.Step{Do: sim.StepCancel, Task: name})
 	return nil
 }
 
@@ -492,7 +584,7 @@ func (s *Session) act(a sim.Action, do func() error) error {
 	if err := do(); err != nil {
 		return err
 	}
-	s.record(a)
+	s.record(sim.Step{Do: a.Do, N: a.N})
 	if a.Do == sim.ActionLimit {
 		s.maxLimit = max(s.maxLimit, a.N)
 	}
@@ -542,7 +634,24 @@ func (s *Session) LoadTrace(r io.Reader, name string) error {
 	for i := range snap.Tasks {
 		prios[i] = snap.Tasks[i].Priority
 	}
-	s.replay = &replay{name: name, rec: rec, snap: snap, start: start, end: later(snap.End, start), levels: traceLevels(prios)}
+	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: traceLevels(prios)}
+	rp.times = "Times are the trace's own: since its first event."
+	if origin, ok := rec.Origin(); ok && !start.Before(origin) && start.Sub(origin) <= 24*time.Hour {
+		rp.start = origin
+		rp.times = "Times are the trace's own, from its ts 0."
+	} else if ok {
+		rp.times = fmt.Sprintf("Times are the trace's own, from its first event, at ts %s µs.", formatCount(int(start.Sub(origin)/time.Microsecond)))
+	}
+	var left []string
+	if st := snap.Stats; st.Submitted > uint64(len(snap.Tasks)) {
+		left = append(left, fmt.Sprintf("the trace counts %s tasks but holds %s: the recorder that wrote it kept only its latest tasks (trace.Config.MaxFinished), so the earlier ones are counted, not drawn",
+			formatCount(int(st.Submitted)), formatCount(len(snap.Tasks))))
+	}
+	if d := snap.Stats.Dropped; d > 0 {
+		left = append(left, fmt.Sprintf("%s %s not fit a task's life or the recorder's bounds and %s left out", formatCount(int(d)), plural(int(d), "event did", "events did"), plural(int(d), "was", "were")))
+	}
+	rp.omitted = strings.Join(left, "; ")
+	s.replay = rp
 	return nil
 }
 
@@ -603,20 +712,24 @@ func (s *Session) SetColorBy(by string) {
 // a second: the counters, the wait times, the event log and the run's
 // messages.
 type Panel struct {
-	Phase     string // "playing", "paused", "finished" or "replay"
-	Replay    string // the loaded trace's file name, in replay
-	Primitive string
-	Preset    string
-	Link      string // the scenario, encoded for a link's hash
-	Unlinked  string // why the link no longer replays the run exactly
-	Alert     string // tasks refused since the last panel, and why
+	Phase  string // "playing", "paused", "finished" or "replay"
+	Replay string // the loaded trace's file name, in replay
+	// ReplayTimes says how a loaded trace's times are shown; Omitted what
+	// of it is not shown, and why ("" if nothing).
+	ReplayTimes, Omitted string
+	Primitive            string
+	Preset               string
+	Link                 string // the scenario, encoded for a link's hash
+	Unlinked             string // why the link no longer replays the run exactly
+	Alert                string // tasks refused since the last panel, and why
 
 	Now        time.Duration
 	Limit      int // now; 0: no limit
 	MaxLimit   int // the highest the limit has been
 	Tasks      int // made so far, scheduled ones included
 	Scheduled  int // in bursts not yet due, or still being handed over
-	Waiting    int // accepted (or in a consumer's backlog), not started
+	Waiting    int // accepted, not started
+	Backlog    int // consume: sent to a consumer's channel, not yet taken
 	Running    int
 	Succeeded  int
 	Failed     int
@@ -641,13 +754,16 @@ type Panel struct {
 	Log        []trace.Entry
 	Origin     time.Time // virtual time 0, for the log's times
 	Messages   []sim.Message
-	Trace      trace.Stats // the recorder's own totals
+	// MessageCount is how many messages the run has had; Messages holds
+	// the latest.
+	MessageCount int
+	Trace        trace.Stats // the recorder's own totals
 }
 
 // Events and messages the panel lists.
 const (
-	panelLog      = 14
-	panelMessages = 8
+	panelLog      = 200
+	panelMessages = 200
 )
 
 // Panel returns what the page shows around the timeline, from the latest
@@ -658,7 +774,7 @@ func (s *Session) Panel() Panel {
 	if r := s.replay; r != nil {
 		st := r.snap.Stats
 		return Panel{
-			Phase: "replay", Replay: r.name, Link: s.sc.Encode(),
+			Phase: "replay", Replay: r.name, Link: s.sc.Encode(), ReplayTimes: r.times, Omitted: r.omitted,
 			Now: r.end.Sub(r.start), Limit: int(st.Limit), MaxLimit: int(st.Limit),
 			Tasks: int(st.Submitted), Waiting: st.Waiting, Running: st.Running,
 			Succeeded: int(st.Succeeded), Failed: int(st.Failed), Canceled: int(st.Canceled), Panicked: int(st.Panicked),
@@ -676,7 +792,7 @@ func (s *Session) Panel() Panel {
 		Phase: "paused", Primitive: s.sc.Primitive, Preset: s.preset,
 		Link: s.sc.Encode(), Unlinked: s.unlinked,
 		Now: st.Now, Limit: st.Limit, MaxLimit: max(s.maxLimit, st.Limit),
-		Tasks: st.Tasks, Scheduled: st.Scheduled + queued, Waiting: st.Pending + st.Backlog, Running: st.Running,
+		Tasks: st.Tasks, Scheduled: st.Scheduled + queued, Waiting: st.Pending, Backlog: st.Backlog, Running: st.Running,
 		Succeeded: st.Succeeded, Failed: st.Failed, Canceled: st.Canceled, Panicked: st.Panicked,
 		Refused: st.Refused, Withdrawn: st.Withdrawn, MaxRunning: st.MaxRunning,
 		Tokens: st.Tokens, MaxTokens: st.MaxTokens, Lanes: st.Lanes, Goroutines: st.Goroutines,
@@ -700,6 +816,7 @@ func (s *Session) Panel() Panel {
 	}
 	msgs := s.run.Messages()
 	p.Messages = tail(msgs, panelMessages)
+	p.MessageCount = len(msgs)
 	if st.Refused > s.refused {
 		n := st.Refused - s.refused
 		s.refused = st.Refused

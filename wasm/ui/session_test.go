@@ -2,6 +2,7 @@ package ui_test
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -231,13 +232,16 @@ func TestRecorded(t *testing.T) {
 	if preset != "" {
 		t.Errorf("preset = %q after the person's changes, want none", preset)
 	}
-	last := sc.Bursts[len(sc.Bursts)-1]
-	if last.AtMS != 500 || last.Count != 3 || last.Weight != 2 {
-		t.Errorf("recorded burst = %+v, want 3 tasks of weight 2 at 500 ms", last)
+	if len(sc.Log) != 3 {
+		t.Fatalf("the log holds %+v, want the burst, the limit and the cancel-all", sc.Log)
 	}
-	want := []sim.Action{{AtMS: 500, Do: sim.ActionLimit, N: 4}, {AtMS: 500, Do: sim.ActionCancelAll}}
-	if len(sc.Actions) != 2 || sc.Actions[0] != want[0] || sc.Actions[1] != want[1] {
-		t.Errorf("recorded actions = %+v, want %+v", sc.Actions, want)
+	if st := sc.Log[0]; st.Seq != 1 || st.AtMS != 500 || st.Do != sim.StepBurst || st.Burst == nil || st.Burst.Count != 3 || st.Burst.Weight != 2 || st.Fired == 0 {
+		t.Errorf("recorded burst = %+v, want 3 tasks of weight 2 at 500 ms, first, after some events", st)
+	}
+	fired := sc.Log[0].Fired
+	want := []sim.Step{{Seq: 2, AtMS: 500, Fired: fired, Do: sim.ActionLimit, N: 4}, {Seq: 3, AtMS: 500, Fired: fired, Do: sim.ActionCancelAll}}
+	if sc.Log[1] != want[0] || sc.Log[2] != want[1] {
+		t.Errorf("recorded actions = %+v, want %+v", sc.Log[1:], want)
 	}
 	// The link carries the recorded scenario.
 	got, err := sim.Decode(s.Panel().Link)
@@ -280,8 +284,131 @@ func TestCancel(t *testing.T) {
 	if pn.Canceled != 2 || pn.Succeeded != 1 {
 		t.Errorf("canceled, succeeded = %d, %d; want 2, 1", pn.Canceled, pn.Succeeded)
 	}
-	if pn.Unlinked == "" {
-		t.Errorf("Unlinked is empty after a single cancel: the link does not hold it")
+	if pn.Unlinked != "" {
+		t.Errorf("Unlinked = %q after single cancels: the link holds them", pn.Unlinked)
+	}
+	sc, _ = s.Scenario()
+	var cancels []string
+	for _, st := range sc.Log {
+		if st.Do == sim.StepCancel {
+			cancels = append(cancels, st.Task)
+		}
+	}
+	if !slices.Equal(cancels, []string{"t1", "t3"}) {
+		t.Errorf("the log cancels %v, want t1 and t3", cancels)
+	}
+}
+
+// TestReloadReplaysTheRun plays a run with clicks at odd frame times and
+// speeds, then opens its link in a new session, as a reload does: the
+// counters and the whole event log are the same.
+func TestReloadReplaysTheRun(t *testing.T) {
+	oneThread(t)
+	ps, _ := sim.PresetByID("semaphore")
+	s, err := ui.NewSession(ps.Scenario, ps.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetSpeed(4.7)
+	s.SetPlaying(true)
+	frames := func(n int) {
+		for range n {
+			s.Frame(16667*time.Microsecond, ui.SpanFor)
+		}
+	}
+	frames(9)
+	s.SetPlaying(false)
+	if err := s.CancelAll(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Submit(sim.Burst{Count: 10, MinMS: 300, MaxMS: 900}); err != nil {
+		t.Fatal(err)
+	}
+	s.Step()
+	s.Step()
+	if err := s.Cancel("t19"); err != nil {
+		t.Fatal(err)
+	}
+	s.SetPlaying(true)
+	frames(5)
+	if err := s.SetLimit(2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Submit(sim.Burst{Count: 1200, MinMS: 10, MaxMS: 30}); err != nil {
+		t.Fatal(err)
+	}
+	frames(1)
+	if err := s.Drain(); err != nil {
+		t.Fatal(err)
+	}
+	first := runToEnd(t, s)
+	sc, _ := s.Scenario()
+
+	again, err := sim.Decode(first.Link)
+	if err != nil {
+		t.Fatalf("the link does not decode: %v", err)
+	}
+	if again.Encode() != sc.Encode() {
+		t.Errorf("the link holds %+v, want %+v", again, sc)
+	}
+	r, err := ui.NewSession(again, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.SetSpeed(0.3) // another speed, another frame rate
+	r.SetPlaying(true)
+	second := runToEnd(t, r)
+	for _, c := range []struct {
+		name      string
+		got, want int
+	}{
+		{"tasks", second.Tasks, first.Tasks}, {"succeeded", second.Succeeded, first.Succeeded},
+		{"failed", second.Failed, first.Failed}, {"canceled", second.Canceled, first.Canceled},
+		{"panicked", second.Panicked, first.Panicked}, {"refused", second.Refused, first.Refused},
+		{"withdrawn", second.Withdrawn, first.Withdrawn}, {"max running", second.MaxRunning, first.MaxRunning},
+	} {
+		if c.got != c.want {
+			t.Errorf("replayed %s = %d, want %d", c.name, c.got, c.want)
+		}
+	}
+	if first.Canceled == 0 || first.Succeeded == 0 {
+		t.Errorf("the run canceled %d and finished %d tasks; the test wants some of each", first.Canceled, first.Succeeded)
+	}
+	var a, b bytes.Buffer
+	if err := s.WriteTrace(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteTrace(&b); err != nil {
+		t.Fatal(err)
+	}
+	// Every task of the trace the same, its times included. (On a machine
+	// of several cores, the order of the events of one instant, and so
+	// which of several free lanes a task is drawn on, follows the order
+	// its goroutine reports in.)
+	tasks := func(buf *bytes.Buffer) []trace.Task {
+		rec, err := trace.ReadJSON(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := rec.Snapshot(time.Time{}).Tasks
+		for i := range ts {
+			ts[i].Lane = 0
+		}
+		// Events of one instant (a cancel-all's) come in goroutine order.
+		slices.SortFunc(ts, func(x, y trace.Task) int { return cmp.Compare(x.ID, y.ID) })
+		return ts
+	}
+	want, got := tasks(&a), tasks(&b)
+	if len(got) != len(want) || len(want) == 0 {
+		t.Fatalf("the replay's trace holds %d tasks, the run's %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("the replay's task %d = %+v, the run's %+v", i, got[i], want[i])
+			break
+		}
 	}
 }
 

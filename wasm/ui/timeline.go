@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -71,12 +72,27 @@ type timeline struct {
 	queue       [maxQueueRows][]int
 	queueRows   []core.Priority // highest first
 	queueFold   bool            // the last queue row holds lower priorities too
+	index       laneIndex       // a loaded trace's tasks by lane, for large traces
+	queueSnap   *trace.Snapshot // the loaded trace whose queue rows are laid out
+	queueN      int
+	peakSnap    *trace.Snapshot // the loaded trace whose track peaks are known
+	peaks       []int64
+	tracks      []*trackPaths
+
+	// Selected is the ID of the task selected by a tap, a click or the
+	// keyboard, or 0; the frame goroutine sets it between frames.
+	Selected uint64
+	selRect  [4]float64 // where the selected task was drawn; selShown if it was
+	selShown bool
+	plotL    float64 // the plot's left edge in the last frame
+	plotR    float64
 
 	// Results of the last Draw.
 	Height float64 // the canvas height the frame needed
 	Bars   int     // task bars drawn
 	Lanes  int     // lanes drawn (placeholders included)
 	Hover  *trace.Task
+	Ticks  []string // the time axis's labels
 }
 
 // hit is where a task was drawn, for the pointer.
@@ -139,6 +155,15 @@ func (g *geometry) x(d time.Duration) float64 {
 
 func (g *geometry) xt(t time.Time) float64 { return g.x(t.Sub(g.origin)) }
 
+// timeAt returns the time at x pixels.
+func (g *geometry) timeAt(x float64) time.Time {
+	if g.plotR <= g.plotL {
+		return g.origin.Add(g.from)
+	}
+	d := g.from + time.Duration((x-g.plotL)/(g.plotR-g.plotL)*float64(g.to-g.from))
+	return g.origin.Add(d)
+}
+
 // Draw draws frame f on a canvas w CSS pixels wide and returns the height
 // the frame needs; the caller resizes the canvas when it differs from the
 // current height, h. The pointer at mouse gets the tooltip of the task
@@ -146,14 +171,11 @@ func (g *geometry) xt(t time.Time) float64 { return g.x(t.Sub(g.origin)) }
 func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	snap := f.Snap
 	g := geometry{w: w, from: f.From, to: f.To, origin: f.Origin}
-	labelW := 128.0
-	if t.compact {
-		labelW = 112
-	}
-	g.plotL, g.plotR = labelW, max(labelW+40, w-14)
-
-	t.layoutQueue(snap, f.Levels)
+	t.layoutQueue(snap, f.Levels, f.Replay)
 	t.layoutLanes(f, &g)
+	labelW := t.labelWidth(p, snap, w)
+	g.plotL, g.plotR = labelW, max(labelW+40, w-14)
+	t.plotL, t.plotR = g.plotL, g.plotR
 	g.queueTop = axisH + 4
 	g.laneTop = g.queueTop + float64(len(t.queueRows))*queueRowH + bandGap
 	g.tracks = 2
@@ -166,6 +188,7 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 
 	t.hits = t.hits[:0]
 	t.Bars, t.Lanes, t.Hover = 0, len(t.rows), nil
+	t.selShown = false
 	p.Clear(colBackground)
 	t.drawLaneBackgrounds(p, &g, snap)
 	t.drawAxis(p, &g)
@@ -173,8 +196,70 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	t.drawBars(p, &g, f)
 	t.drawTracks(p, &g, f)
 	t.drawNow(p, &g, f)
+	t.drawSelected(p)
 	t.drawHover(p, &g, f, mouse)
 	return t.Height
+}
+
+// labelWidth returns the width of the label column: wide enough for the
+// longest lane, queue and track label, within a third of the canvas.
+func (t *timeline) labelWidth(p painter, snap *trace.Snapshot, w float64) float64 {
+	least := 128.0
+	if t.compact {
+		least = 112
+	}
+	widest := 0.0
+	for _, r := range t.rows {
+		label := r.label
+		if r.evicted() {
+			label += " (evicted)"
+		}
+		widest = max(widest, p.TextWidth(label, fontLabel))
+	}
+	for r, prio := range t.queueRows {
+		widest = max(widest, p.TextWidth(t.queueLabel(r, prio), fontSmall))
+	}
+	limit := ""
+	if snap.Stats.Limit > 0 {
+		limit = " / " + strconv.FormatInt(snap.Stats.Limit, 10)
+	}
+	widest = max(widest, p.TextWidth("tokens in use 00000"+limit, fontSmall))
+	return math.Ceil(min(max(least, widest+22), max(least, w/3)))
+}
+
+// queueLabel is the label of queue row r, of priority prio.
+func (t *timeline) queueLabel(r int, prio core.Priority) string {
+	n := len(t.queue[r])
+	label := priorityName(prio)
+	if t.queueFold && r == len(t.queueRows)-1 {
+		label += " and lower"
+	}
+	if !t.compact && prio >= core.Low && prio <= core.High && !t.queueFold {
+		label += " waiting" // other levels' names are long enough
+	}
+	if n > 0 {
+		label += " · " + formatCount(n)
+	}
+	return label
+}
+
+// drawSelected outlines the selected task, where it was drawn.
+func (t *timeline) drawSelected(p painter) {
+	if !t.selShown {
+		return
+	}
+	r := t.selRect
+	var outline []byte
+	outline = appendRect(outline, r[0]-2.5, r[1]-2.5, r[2]-r[0]+5, r[3]-r[1]+5)
+	p.StrokePath(outline, colSelect, 2.5)
+}
+
+// noteSelected remembers where task x was drawn if it is the selected one.
+func (t *timeline) noteSelected(x *trace.Task, x0, y0, x1, y1 float64) {
+	if t.Selected != 0 && x.ID == t.Selected {
+		t.selRect = [4]float64{x0, y0, x1, y1}
+		t.selShown = true
+	}
 }
 
 // layoutQueue sorts the waiting tasks into rows by priority, highest on
@@ -182,7 +267,14 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 // every level when there are few enough, and any other priority that
 // waits. Beyond maxQueueRows rows, the last row takes every lower
 // priority too (queueFold).
-func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority) {
+func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority, replay bool) {
+	if replay && t.queueSnap == snap && t.queueN == len(snap.Tasks) {
+		return // a loaded trace does not change
+	}
+	t.queueSnap, t.queueN = nil, 0
+	if replay {
+		t.queueSnap, t.queueN = snap, len(snap.Tasks)
+	}
 	rows := t.queueRows[:0]
 	switch {
 	case classicLevels(levels):
@@ -371,16 +463,7 @@ func (t *timeline) drawLaneBackgrounds(p painter, g *geometry, snap *trace.Snaps
 	for r, prio := range t.queueRows {
 		y := g.queueTop + float64(r)*queueRowH + queueRowH - 3
 		n := len(t.queue[r])
-		label := priorityName(prio)
-		if t.queueFold && r == len(t.queueRows)-1 {
-			label += " and lower"
-		}
-		if !t.compact && prio >= core.Low && prio <= core.High && !t.queueFold {
-			label += " waiting" // other levels' names are long enough
-		}
-		if n > 0 {
-			label += " · " + formatCount(n)
-		}
+		label := t.queueLabel(r, prio)
 		color := colMuted
 		if n > 0 {
 			color = colText
@@ -404,34 +487,56 @@ func (t *timeline) fit(p painter, s, font string, width float64) string {
 	return "…"
 }
 
+// tickSteps are the time axis's tick intervals, from a microsecond to a
+// day.
+var tickSteps = []time.Duration{
+	time.Microsecond, 2 * time.Microsecond, 5 * time.Microsecond,
+	10 * time.Microsecond, 20 * time.Microsecond, 50 * time.Microsecond,
+	100 * time.Microsecond, 200 * time.Microsecond, 500 * time.Microsecond,
+	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
+	10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond,
+	100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
+}
+
 // tickStep returns a tick interval that puts ticks at least minPx apart.
 func tickStep(span time.Duration, px, minPx float64) time.Duration {
-	steps := []time.Duration{
-		time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
-		10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond,
-		100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond,
-		time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
-		time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
-		time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
-	}
 	if px <= 0 || span <= 0 {
 		return time.Second
 	}
-	for _, s := range steps {
+	for _, s := range tickSteps {
 		if float64(s)/float64(span)*px >= minPx {
 			return s
 		}
 	}
-	return steps[len(steps)-1]
+	return tickSteps[len(tickSteps)-1]
+}
+
+// axisStep returns the tick interval of the time axis: ticks far enough
+// apart for their labels, at least 64 pixels.
+func (t *timeline) axisStep(p painter, g *geometry) time.Duration {
+	span, px := g.to-g.from, g.plotR-g.plotL
+	step := tickStep(span, px, 64)
+	for i := slices.Index(tickSteps, step); i >= 0 && i < len(tickSteps); i++ {
+		step = tickSteps[i]
+		room := float64(step) / float64(max(span, 1)) * px
+		if room >= p.TextWidth(formatTick(g.to, step), fontSmall)+16 {
+			break
+		}
+	}
+	return step
 }
 
 func (t *timeline) drawAxis(p painter, g *geometry) {
-	step := tickStep(g.to-g.from, g.plotR-g.plotL, 64)
-	first := (g.from + step - 1) / step * step
-	if g.from <= 0 && first < 0 {
-		first = 0
+	step := t.axisStep(p, g)
+	first := floorDur(g.from, step)
+	if first < g.from {
+		first += step
 	}
 	t.grid = t.grid[:0]
+	t.Ticks = t.Ticks[:0]
 	bottom := g.trackTop + float64(g.tracks)*(trackH+trackGap)
 	for d := first; d <= g.to; d += step {
 		x := math.Round(g.x(d)) + 0.5
@@ -439,7 +544,9 @@ func (t *timeline) drawAxis(p painter, g *geometry) {
 			continue
 		}
 		t.grid = appendRect(t.grid, x-0.5, axisH-4, 1, bottom-axisH+4)
-		p.Text(formatClock(d), x, axisH-8, fontSmall, colAxis, alignCenter)
+		label := formatTick(d, step)
+		t.Ticks = append(t.Ticks, label)
+		p.Text(label, x, axisH-8, fontSmall, colAxis, alignCenter)
 	}
 	p.FillPath(t.grid, colGrid)
 	p.FillRect(g.plotL, axisH-1, g.plotR-g.plotL, 1, colGrid)
@@ -460,6 +567,7 @@ func (t *timeline) drawQueue(p painter, g *geometry, f Frame) {
 			cx := g.plotL + float64(i)*(chipW+chipGap)
 			t.fills.rect(taskShade(f.ColorBy, f.Levels, x.Priority, x.Key).strong, cx, y, chipW, chipH)
 			t.addHit(cx, y, cx+chipW, y+chipH, q[i])
+			t.noteSelected(x, cx, y, cx+chipW, y+chipH)
 		}
 		if shown < len(q) {
 			cx := g.plotL + float64(shown)*(chipW+chipGap) + 2
@@ -475,80 +583,163 @@ func (t *timeline) addHit(x0, y0, x1, y1 float64, task int) {
 	}
 }
 
+// barLabel is a task's name drawn on its bar.
+type barLabel struct {
+	x, y  float64
+	s     string
+	color string
+}
+
+// barPass is the state of one frame's drawing of the bars.
+type barPass struct {
+	t      *timeline
+	g      *geometry
+	f      Frame
+	now    time.Time
+	pad    float64
+	last   []float64 // per row, the last pixel column drawn
+	labels []barLabel
+	runs   []barRun // per row, plain bars that touch, drawn as one
+
+	nowNs, fromNs int64   // now and the window's start, in Unix nanoseconds
+	scale         float64 // pixels per nanosecond
+}
+
+// barRun is a rectangle of touching bars of one colour in one row.
+type barRun struct {
+	x0, x1, y, h float64
+	fill         string
+}
+
+// flush draws row's run, if any.
+func (b *barPass) flush(row int) {
+	if r := &b.runs[row]; r.fill != "" {
+		b.t.fills.rect(r.fill, r.x0, r.y, r.x1-r.x0, r.h)
+		r.fill = ""
+	}
+}
+
+// draw draws task i of the frame's snapshot on its row, and reports the
+// time up to which the next task of the row would share its pixel, or the
+// zero time when it does not matter.
+func (b *barPass) draw(i, row int, startNs, endNs int64) (skipTo int64) {
+	t, g, x := b.t, b.g, &b.f.Snap.Tasks[i]
+	if endNs == openEnd {
+		endNs = b.nowNs
+	}
+	x0, x1 := b.xns(startNs), b.xns(endNs)
+	if x1 < g.plotL || x0 > g.plotR {
+		return noSkip
+	}
+	x0, x1 = max(x0, g.plotL), min(x1, g.plotR)
+	if x1-x0 < 1 {
+		// Whatever starts before the next pixel column is drawn by this
+		// one: a thousand tasks narrower than a pixel cost one rectangle.
+		skipTo = b.nsAt(math.Floor(x0) + 1)
+		if math.Floor(x0) <= b.last[row] {
+			return skipTo
+		}
+		x1 = x0 + 1
+	}
+	b.last[row] = math.Floor(x1)
+	if x1-x0 > 4 && !x.Ended.IsZero() {
+		x1-- // a gap, so that back-to-back tasks read as separate bars
+	}
+	y := g.laneTop + float64(row)*g.laneH + b.pad
+	h := g.laneH - 2*b.pad
+	sh := taskShade(b.f.ColorBy, b.f.Levels, x.Priority, x.Key)
+	fill, cap := sh.soft, ""
+	switch x.State {
+	case core.TaskRunning:
+		fill = sh.strong
+	case core.TaskFailed:
+		cap = colFailed
+	case core.TaskPanicked:
+		cap = colPanicked
+	case core.TaskCanceled:
+		fill, cap = colCanceledBg, colCanceled
+	}
+	if r := &b.runs[row]; cap == "" && r.fill == fill && r.y == y && x0 <= r.x1+0.5 {
+		r.x1 = max(r.x1, x1)
+	} else {
+		b.flush(row)
+		if cap == "" {
+			*r = barRun{x0, x1, y, h, fill}
+		} else {
+			t.fills.rect(fill, x0, y, x1-x0, h)
+			cw := min(3, x1-x0)
+			t.caps.rect(cap, x1-cw, y, cw, h)
+		}
+	}
+	t.addHit(x0, y, x1, y+h, i)
+	t.noteSelected(x, x0, y, x1, y+h)
+	t.Bars++
+	if x1-x0 >= 34 && h >= 11 && len(b.labels) < maxBarLabels {
+		name := x.Name
+		if x.Weight > 1 {
+			name += " ×" + strconv.FormatInt(x.Weight, 10)
+		}
+		b.labels = append(b.labels, barLabel{x0 + 4, y + h/2 + 4, name, textOn(fill)})
+	}
+	return skipTo
+}
+
+// Marks of barPass.draw's arguments and result.
+const (
+	openEnd = math.MaxInt64 // the task is open: it ends now
+	noSkip  = math.MinInt64 // nothing to skip
+)
+
+// xns returns the x of a time in Unix nanoseconds.
+func (b *barPass) xns(ns int64) float64 {
+	return b.g.plotL + float64(ns-b.fromNs)*b.scale
+}
+
+// nsAt returns the time at x, in Unix nanoseconds.
+func (b *barPass) nsAt(x float64) int64 {
+	return b.fromNs + int64(math.Ceil((x-b.g.plotL)/b.scale))
+}
+
 func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 	snap := f.Snap
 	t.fills.reset()
 	t.caps.reset()
-	now := f.Origin.Add(f.Now)
-	// The last pixel column drawn in each row, so that a thousand bars
-	// narrower than a pixel cost one rectangle.
-	last := make([]float64, len(t.rows))
-	for i := range last {
-		last[i] = -1
+	b := &barPass{t: t, g: g, f: f, now: f.Origin.Add(f.Now), pad: max(2, math.Floor(g.laneH/6))}
+	b.nowNs = b.now.UnixNano()
+	b.fromNs = f.Origin.Add(g.from).UnixNano()
+	b.scale = (g.plotR - g.plotL) / float64(max(g.to-g.from, 1))
+	b.last = make([]float64, len(t.rows))
+	for i := range b.last {
+		b.last[i] = -1
 	}
-	type label struct {
-		x, y float64
-		s    string
-		dark bool
-	}
-	var labels []label
-	pad := max(2, math.Floor(g.laneH/6))
-	for i := range snap.Tasks {
-		x := &snap.Tasks[i]
-		if x.Lane < 0 || x.Started.IsZero() {
-			continue
+	b.runs = make([]barRun, len(t.rows))
+	if f.Replay && len(snap.Tasks) > indexFrom {
+		// A large loaded trace: each lane's tasks in order of start, so
+		// that the window and the pixels are found by binary search.
+		t.index.build(snap)
+		from, to := g.timeAt(g.plotL), g.timeAt(g.plotR)
+		for row, r := range t.rows {
+			for _, l := range r.lanes {
+				t.index.each(l.ID, from, to, func(i int, s, e int64) int64 { return b.draw(i, row, s, e) })
+			}
 		}
-		row, ok := t.rowOf[x.Lane]
-		if !ok {
-			continue
-		}
-		end := x.Ended
-		if end.IsZero() {
-			end = now
-		}
-		x0, x1 := g.xt(x.Started), g.xt(end)
-		if x1 < g.plotL || x0 > g.plotR {
-			continue
-		}
-		x0, x1 = max(x0, g.plotL), min(x1, g.plotR)
-		if x1-x0 < 1 {
-			if math.Floor(x0) <= last[row] {
+	} else {
+		for i := range snap.Tasks {
+			x := &snap.Tasks[i]
+			if x.Lane < 0 || x.Started.IsZero() {
 				continue
 			}
-			x1 = x0 + 1
-		}
-		last[row] = math.Floor(x1)
-		if x1-x0 > 4 && !x.Ended.IsZero() {
-			x1-- // a gap, so that back-to-back tasks read as separate bars
-		}
-		y := g.laneTop + float64(row)*g.laneH + pad
-		h := g.laneH - 2*pad
-		sh := taskShade(f.ColorBy, f.Levels, x.Priority, x.Key)
-		fill, cap := sh.soft, ""
-		switch x.State {
-		case core.TaskRunning:
-			fill = sh.strong
-		case core.TaskFailed:
-			cap = colFailed
-		case core.TaskPanicked:
-			cap = colPanicked
-		case core.TaskCanceled:
-			fill, cap = colCanceledBg, colCanceled
-		}
-		t.fills.rect(fill, x0, y, x1-x0, h)
-		if cap != "" {
-			cw := min(3, x1-x0)
-			t.caps.rect(cap, x1-cw, y, cw, h)
-		}
-		t.addHit(x0, y, x1, y+h, i)
-		t.Bars++
-		if x1-x0 >= 34 && h >= 11 && len(labels) < maxBarLabels {
-			name := x.Name
-			if x.Weight > 1 {
-				name += " ×" + strconv.FormatInt(x.Weight, 10)
+			if row, ok := t.rowOf[x.Lane]; ok {
+				end := int64(openEnd)
+				if !x.Ended.IsZero() {
+					end = x.Ended.UnixNano()
+				}
+				b.draw(i, row, x.Started.UnixNano(), end)
 			}
-			labels = append(labels, label{x0 + 4, y + h/2 + 4, name, x.State == core.TaskRunning})
 		}
+	}
+	for row := range b.runs {
+		b.flush(row)
 	}
 	t.fills.flush(p)
 	t.caps.flush(p)
@@ -570,12 +761,8 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		}
 	}
 	t.fills.flush(p)
-	for _, l := range labels {
-		color := colText
-		if l.dark {
-			color = "#ffffff"
-		}
-		p.Text(l.s, l.x, l.y, fontSmall, color, alignLeft)
+	for _, l := range b.labels {
+		p.Text(l.s, l.x, l.y, fontSmall, l.color, alignLeft)
 	}
 }
 
@@ -601,22 +788,28 @@ func (t *timeline) drawTracks(p painter, g *geometry, f Frame) {
 		top := g.trackTop + float64(i)*(trackH+trackGap)
 		bottom := top + trackH
 		p.FillRect(g.plotL, top, g.plotR-g.plotL, trackH, colStripe)
-		peak := int64(1)
-		for _, s := range tr.data {
-			peak = max(peak, s.Value)
-		}
-		if tr.limit {
-			for _, s := range limits {
-				peak = max(peak, s.Value)
+		peak := t.peak(f, i, tr.data, tr.limit, limits)
+		y := func(v int64) float64 { return bottom - float64(v)/float64(peak)*(trackH-4) }
+		key := pathKey{f.Snap, g.from, g.to, g.plotL, g.plotR, top, peak}
+		c := t.trackCache(i)
+		if !f.Replay || c.key != key {
+			// A loaded trace's tracks are drawn again only when the
+			// window moves, not when the pointer does.
+			area, line := t.stepPath(g, f, tr.data, y, bottom)
+			c.area, c.line, c.limit = append(c.area[:0], area...), append(c.line[:0], line...), c.limit[:0]
+			if tr.limit && len(limits) > 0 {
+				_, ll := t.stepPath(g, f, limits, y, bottom)
+				c.limit = append(c.limit, ll...)
+			}
+			c.key = key
+			if !f.Replay {
+				c.key = pathKey{}
 			}
 		}
-		y := func(v int64) float64 { return bottom - float64(v)/float64(peak)*(trackH-4) }
-		area, line := t.stepPath(g, f, tr.data, y, bottom)
-		p.FillPath(area, colTrackFill)
-		p.StrokePath(line, colTrackLine, 1.5)
-		if tr.limit && len(limits) > 0 {
-			_, ll := t.stepPath(g, f, limits, y, bottom)
-			p.StrokePath(ll, colLimit, 1)
+		p.FillPath(c.area, colTrackFill)
+		p.StrokePath(c.line, colTrackLine, 1.5)
+		if len(c.limit) > 0 {
+			p.StrokePath(c.limit, colLimit, 1)
 		}
 		cur := int64(0)
 		if n := len(tr.data); n > 0 {
@@ -631,6 +824,56 @@ func (t *timeline) drawTracks(p painter, g *geometry, f Frame) {
 	}
 }
 
+// pathKey is what a counter track's path depends on, in a loaded trace.
+type pathKey struct {
+	snap         *trace.Snapshot
+	from, to     time.Duration
+	plotL, plotR float64
+	top          float64
+	peak         int64
+}
+
+// trackPaths are a counter track's paths as last drawn.
+type trackPaths struct {
+	key               pathKey
+	area, line, limit []byte
+}
+
+// trackCache returns the paths of counter track i as last drawn.
+func (t *timeline) trackCache(i int) *trackPaths {
+	for len(t.tracks) <= i {
+		t.tracks = append(t.tracks, &trackPaths{})
+	}
+	return t.tracks[i]
+}
+
+// peak returns the highest value of counter track i of the frame (with
+// the limit's, if limit): the top of its scale. A loaded trace's peaks are
+// found once.
+func (t *timeline) peak(f Frame, i int, data []trace.Sample, limit bool, limits []trace.Sample) int64 {
+	if f.Replay && t.peakSnap == f.Snap && i < len(t.peaks) {
+		return t.peaks[i]
+	}
+	peak := int64(1)
+	for _, s := range data {
+		peak = max(peak, s.Value)
+	}
+	if limit {
+		for _, s := range limits {
+			peak = max(peak, s.Value)
+		}
+	}
+	if f.Replay {
+		if t.peakSnap != f.Snap {
+			t.peakSnap, t.peaks = f.Snap, t.peaks[:0]
+		}
+		if i == len(t.peaks) {
+			t.peaks = append(t.peaks, peak)
+		}
+	}
+	return peak
+}
+
 // stepPath returns the outline of a counter track's samples as a filled
 // area and as a line, from the window's start to now.
 func (t *timeline) stepPath(g *geometry, f Frame, data []trace.Sample, y func(int64) float64, bottom float64) (area, line []byte) {
@@ -640,21 +883,65 @@ func (t *timeline) stepPath(g *geometry, f Frame, data []trace.Sample, y func(in
 		return area, line
 	}
 	end := min(g.x(f.Now), g.plotR)
-	x0 := max(g.xt(data[0].Time), g.plotL)
+	// From the last sample at or before the window's start.
+	from := g.timeAt(g.plotL)
+	i0 := max(sort.Search(len(data), func(i int) bool { return data[i].Time.After(from) })-1, 0)
+	x0 := max(g.xt(data[i0].Time), g.plotL)
 	if x0 >= end {
 		return area, line
 	}
+	cur := y(data[i0].Value)
 	area = appendCmd(area, 'M', x0, bottom)
-	line = appendCmd(line, 'M', x0, y(data[0].Value))
-	area = appendCmd(area, 'L', x0, y(data[0].Value))
-	for i := 1; i < len(data); i++ {
-		x := min(max(g.xt(data[i].Time), g.plotL), end)
-		v := y(data[i].Value)
-		area = appendCmd(area, 'H', x)
-		area = appendCmd(area, 'V', v)
-		line = appendCmd(line, 'H', x)
-		line = appendCmd(line, 'V', v)
+	line = appendCmd(line, 'M', x0, cur)
+	area = appendCmd(area, 'L', x0, cur)
+	both := func(cmd byte, n float64) {
+		area = appendCmd(area, cmd, n)
+		line = appendCmd(line, cmd, n)
 	}
+	// Samples that fall in one pixel column are drawn as that column's
+	// extremes and its last value: a path of a few commands per pixel,
+	// however many samples there are.
+	col := math.Floor(x0)
+	hi, lo, last := cur, cur, cur
+	flush := func() {
+		for _, v := range [...]float64{hi, lo, last} {
+			if v != cur {
+				both('V', v)
+				cur = v
+			}
+		}
+	}
+	for i := i0 + 1; i < len(data); {
+		x := g.xt(data[i].Time)
+		if x > end {
+			break
+		}
+		x = max(x, g.plotL)
+		if c := math.Floor(x); c != col {
+			flush()
+			both('H', x)
+			col = c
+			v := y(data[i].Value)
+			hi, lo, last = v, v, v
+			i++
+		}
+		// The column's other samples at once, found by binary search and
+		// compared by value only.
+		limit := g.timeAt(col + 1)
+		j := i + sort.Search(len(data)-i, func(k int) bool { return !data[i+k].Time.Before(limit) })
+		if j == i && i < len(data) && math.Floor(max(g.xt(data[i].Time), g.plotL)) == col {
+			j = i + 1 // rounding put it in this column after all
+		}
+		if j > i {
+			vmin, vmax := data[i].Value, data[i].Value
+			for _, s := range data[i+1 : j] {
+				vmin, vmax = min(vmin, s.Value), max(vmax, s.Value)
+			}
+			hi, lo, last = min(hi, y(vmax)), max(lo, y(vmin)), y(data[j-1].Value)
+		}
+		i = j
+	}
+	flush()
 	area = appendCmd(area, 'H', end)
 	area = appendCmd(area, 'V', bottom)
 	area = append(area, 'Z')
@@ -725,7 +1012,7 @@ func (t *timeline) drawHover(p painter, g *geometry, f Frame, m Point) {
 		if i == 0 {
 			font = fontBold
 		}
-		if strings.HasPrefix(l, "click") {
+		if strings.HasPrefix(l, "click or tap") {
 			color = colAxis
 		}
 		p.Text(l, bx+10, by+20+float64(i)*17, font, color, alignLeft)
@@ -783,7 +1070,7 @@ func tooltipLines(x *trace.Task, f Frame, live bool) []string {
 		lines = append(lines, strings.Join(facts, " · "))
 	}
 	now := f.Origin.Add(f.Now)
-	lines = append(lines, "enqueued at "+formatClock(x.Enqueued.Sub(f.Origin).Round(time.Millisecond)))
+	lines = append(lines, "enqueued at "+formatAt(x.Enqueued.Sub(f.Origin)))
 	switch {
 	case !x.Started.IsZero():
 		run := now
@@ -799,8 +1086,8 @@ func tooltipLines(x *trace.Task, f Frame, live bool) []string {
 	if x.Err != "" {
 		lines = append(lines, "error: "+truncate(x.Err, 60))
 	}
-	if live && x.Open() {
-		lines = append(lines, "click to cancel it")
+	if live {
+		lines = append(lines, "click or tap for details")
 	}
 	return lines
 }
@@ -859,10 +1146,20 @@ func appendCmd(b []byte, cmd byte, nums ...float64) []byte {
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		if math.IsNaN(n) || math.IsInf(n, 0) {
+		if math.IsNaN(n) || math.IsInf(n, 0) || math.Abs(n) > 1e15 {
 			n = 0
 		}
-		b = strconv.AppendFloat(b, math.Round(n*10)/10, 'f', -1, 64)
+		// One decimal, with integer arithmetic: this runs for every
+		// shape of every frame.
+		tenths := int64(math.Round(n * 10))
+		if tenths < 0 {
+			b = append(b, '-')
+			tenths = -tenths
+		}
+		b = strconv.AppendInt(b, tenths/10, 10)
+		if d := tenths % 10; d != 0 {
+			b = append(b, '.', byte('0'+d))
+		}
 	}
 	return b
 }

@@ -80,8 +80,8 @@ func TestTimelineDraw(t *testing.T) {
 	if tl.Hover == nil || tl.Hover.Name != bar.Name {
 		t.Fatalf("hovered task = %v, want %s", tl.Hover, bar.Name)
 	}
-	if !slices.Contains(p.Texts, "click to cancel it") || !slices.ContainsFunc(p.Texts, func(s string) bool { return strings.HasPrefix(s, bar.Name+" · ") }) {
-		t.Errorf("tooltip texts = %q, want the task's name and how to cancel it", p.Texts)
+	if !slices.Contains(p.Texts, "click or tap for details") || !slices.ContainsFunc(p.Texts, func(s string) bool { return strings.HasPrefix(s, bar.Name+" · ") }) {
+		t.Errorf("tooltip texts = %q, want the task's name and how to open its details", p.Texts)
 	}
 }
 
@@ -215,5 +215,27 @@ func TestTimelineReplay(t *testing.T) {
 	}
 	if err := s.Cancel("query"); err == nil {
 		t.Errorf("Cancel in replay = nil; a loaded trace is read-only")
+	}
+}
+
+// The label column is as wide as its longest label: nothing is cut short.
+func TestTimelineLabelsWhole(t *testing.T) {
+	for _, ps := range sim.Presets() {
+		s, err := ui.NewSession(ps.Scenario, ps.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		playFor(s, 1500*time.Millisecond)
+		for _, compact := range []bool{false, true} {
+			tl := ui.NewTimeline(compact)
+			var p ui.TestPainter
+			ui.DrawFrame(tl, &p, s, 0, 1000, ui.Point{})
+			for _, tx := range p.Texts {
+				if strings.HasSuffix(tx, "…") {
+					t.Errorf("%s (compact %v): label %q is cut short", ps.ID, compact, tx)
+				}
+			}
+		}
+		s.Close()
 	}
 }

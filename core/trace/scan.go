@@ -1,0 +1,387 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"unicode/utf8"
+)
+
+// errSlow makes the scanner give up: the input is read again by
+// encoding/json, which decides what it means and words any error.
+var errSlow = errors.New("trace: not for the fast scanner")
+
+// scanner reads the common shape of a trace, a JSON object with
+// "traceEvents" (or an array of events) whose events are flat objects,
+// without reflection: the events of a trace of 200,000 tasks in a fraction
+// of the time encoding/json takes. It accepts only valid JSON that it
+// reads exactly as encoding/json would; on anything else (a syntax error,
+// a field of an unexpected type, a key that differs from a field's name
+// only in case, an escaped key) it returns errSlow, and ReadJSON reads the
+// input again with encoding/json.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next byte after white space, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.i >= len(s.b) {
+		return 0
+	}
+	return s.b[s.i]
+}
+
+func (s *scanner) expect(c byte) error {
+	if s.peek() != c {
+		return errSlow
+	}
+	s.i++
+	return nil
+}
+
+// str reads a string without escapes and returns its contents; a string
+// with escapes or bytes below 0x20 or above 0x7f is left to encoding/json,
+// which also checks UTF-8 and replaces invalid sequences.
+func (s *scanner) str() (string, error) {
+	if s.peek() != '"' {
+		return "", errSlow
+	}
+	start := s.i + 1
+	ascii := true
+	for j := start; j < len(s.b); j++ {
+		switch c := s.b[j]; {
+		case c == '"':
+			if !ascii && !utf8.Valid(s.b[start:j]) {
+				return "", errSlow // encoding/json replaces invalid bytes
+			}
+			s.i = j + 1
+			return string(s.b[start:j]), nil
+		case c == '\\' || c < 0x20:
+			return "", errSlow
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	return "", errSlow
+}
+
+// value skips a JSON value, checking it, and returns its bytes.
+func (s *scanner) value(depth int) ([]byte, error) {
+	if depth > 64 {
+		return nil, errSlow
+	}
+	c := s.peek()
+	start := s.i
+	switch {
+	case c == '"':
+		// Any string: escapes are checked, not decoded.
+		j := s.i + 1
+		for ; j < len(s.b); j++ {
+			c := s.b[j]
+			if c == '"' {
+				break
+			}
+			if c < 0x20 {
+				return nil, errSlow
+			}
+			if c == '\\' {
+				j++
+				if j >= len(s.b) {
+					return nil, errSlow
+				}
+				switch s.b[j] {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				case 'u':
+					if j+4 >= len(s.b) {
+						return nil, errSlow
+					}
+					for _, h := range s.b[j+1 : j+5] {
+						if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+							return nil, errSlow
+						}
+					}
+					j += 4
+				default:
+					return nil, errSlow
+				}
+			}
+		}
+		if j >= len(s.b) {
+			return nil, errSlow
+		}
+		s.i = j + 1
+	case c == '{':
+		s.i++
+		if s.peek() == '}' {
+			s.i++
+			break
+		}
+		for {
+			if _, err := s.value(depth + 1); err != nil || s.b[s.i-1] != '"' {
+				return nil, errSlow // keys are strings
+			}
+			if err := s.expect(':'); err != nil {
+				return nil, err
+			}
+			if _, err := s.value(depth + 1); err != nil {
+				return nil, err
+			}
+			if s.peek() == ',' {
+				s.i++
+				continue
+			}
+			if err := s.expect('}'); err != nil {
+				return nil, err
+			}
+			break
+		}
+	case c == '[':
+		s.i++
+		if s.peek() == ']' {
+			s.i++
+			break
+		}
+		for {
+			if _, err := s.value(depth + 1); err != nil {
+				return nil, err
+			}
+			if s.peek() == ',' {
+				s.i++
+				continue
+			}
+			if err := s.expect(']'); err != nil {
+				return nil, err
+			}
+			break
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		if err := s.number(); err != nil {
+			return nil, err
+		}
+	case c == 't' || c == 'f' || c == 'n':
+		for _, lit := range []string{"true", "false", "null"} {
+			if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
+				s.i += len(lit)
+				return s.b[start:s.i], nil
+			}
+		}
+		return nil, errSlow
+	default:
+		return nil, errSlow
+	}
+	return s.b[start:s.i], nil
+}
+
+// number skips a JSON number, checking its grammar.
+func (s *scanner) number() error {
+	digits := func() int {
+		n := 0
+		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+			s.i++
+			n++
+		}
+		return n
+	}
+	if s.b[s.i] == '-' {
+		s.i++
+	}
+	if s.i < len(s.b) && s.b[s.i] == '0' {
+		s.i++
+	} else if digits() == 0 {
+		return errSlow
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if digits() == 0 {
+			return errSlow
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if digits() == 0 {
+			return errSlow
+		}
+	}
+	return nil
+}
+
+// eventFields are rawEvent's JSON names.
+var eventFields = []string{"ph", "name", "cat", "ts", "dur", "pid", "tid", "args"}
+
+// event reads one event object into ev, as encoding/json would.
+func (s *scanner) event(ev *rawEvent) error {
+	if err := s.expect('{'); err != nil {
+		return err
+	}
+	if s.peek() == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		if err := s.expect(':'); err != nil {
+			return err
+		}
+		var dst *string
+		var raw *json.RawMessage
+		switch key {
+		case "ph":
+			dst = &ev.Ph
+		case "name":
+			dst = &ev.Name
+		case "cat":
+			dst = &ev.Cat
+		case "ts":
+			raw = &ev.Ts
+		case "dur":
+			raw = &ev.Dur
+		case "pid":
+			raw = &ev.Pid
+		case "tid":
+			raw = &ev.Tid
+		case "args":
+			raw = &ev.Args
+		default:
+			for _, f := range eventFields {
+				if strings.EqualFold(f, key) {
+					return errSlow // encoding/json matches names without case
+				}
+			}
+		}
+		switch {
+		case dst != nil:
+			v, err := s.str()
+			if err != nil {
+				return err
+			}
+			*dst = v
+		default:
+			v, err := s.value(0)
+			if err != nil {
+				return err
+			}
+			if raw != nil {
+				*raw = v
+			}
+		}
+		if s.peek() == ',' {
+			s.i++
+			continue
+		}
+		return s.expect('}')
+	}
+}
+
+// scan reads the events of input as parse does, through p.keep.
+func (p *parser) scan(input []byte) error {
+	s := &scanner{b: input}
+	// Room for every event at once, rather than growing by copies.
+	if n := bytes.Count(input, []byte(`"ph"`)); n > 0 {
+		p.events = make([]event, 0, min(n, MaxJSONEvents))
+	}
+	events := func() error {
+		if err := s.expect('['); err != nil {
+			return err
+		}
+		p.hasTrace = true
+		if s.peek() == ']' {
+			s.i++
+			return nil
+		}
+		for {
+			if p.n >= MaxJSONEvents {
+				return errTooManyEvents
+			}
+			var ev rawEvent
+			if err := s.event(&ev); err != nil {
+				return err
+			}
+			if err := p.keep(&ev); err != nil {
+				return errSlow // let the slow path word it, in its order
+			}
+			p.n++
+			if s.peek() == ',' {
+				s.i++
+				continue
+			}
+			return s.expect(']')
+		}
+	}
+	switch s.peek() {
+	case '[':
+		if err := events(); err != nil {
+			return err
+		}
+	case '{':
+		s.i++
+		if s.peek() != '}' {
+			for {
+				key, err := s.str()
+				if err != nil {
+					return err
+				}
+				if err := s.expect(':'); err != nil {
+					return err
+				}
+				switch key {
+				case "traceEvents":
+					if err := events(); err != nil {
+						return err
+					}
+				case "metadata":
+					v, err := s.value(0)
+					if err != nil {
+						return err
+					}
+					if err := p.metadata(v); err != nil {
+						return errSlow
+					}
+				default:
+					if strings.EqualFold(key, "traceEvents") || strings.EqualFold(key, "metadata") {
+						return errSlow
+					}
+					if _, err := s.value(0); err != nil {
+						return err
+					}
+				}
+				if s.peek() == ',' {
+					s.i++
+					continue
+				}
+				break
+			}
+		}
+		if err := s.expect('}'); err != nil {
+			return err
+		}
+		if !p.hasTrace {
+			return errSlow
+		}
+	default:
+		return errSlow
+	}
+	if s.peek() != 0 {
+		return errSlow
+	}
+	return nil
+}

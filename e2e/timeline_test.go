@@ -1,0 +1,580 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"sluice/core"
+	"sluice/core/trace"
+)
+
+// phone makes the tab a 390×844 touch phone.
+func (b *browser) phone(t *testing.T) {
+	t.Helper()
+	b.run(t, "emulating a phone",
+		emulation.SetDeviceMetricsOverride(390, 844, 3, true),
+		emulation.SetTouchEmulationEnabled(true).WithMaxTouchPoints(5),
+	)
+}
+
+// viewShot writes what the viewport shows to e2e/artifacts/name.
+func (b *browser) viewShot(t *testing.T, name string) {
+	t.Helper()
+	var png []byte
+	b.run(t, "screenshot", chromedp.CaptureScreenshot(&png))
+	if err := os.MkdirAll("artifacts", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("artifacts", name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pausedHit pauses the run once a task runs and returns where, in the
+// viewport, a waiting or running task is drawn, and its name.
+func (b *browser) pausedHit(t *testing.T) (x, y float64, name string) {
+	t.Helper()
+	var ok bool
+	var hit string
+	b.run(t, "letting the run get going and pausing it",
+		chromedp.Poll(`Number(document.querySelector('#stats').dataset.running) > 0 && Number(document.querySelector('#stats').dataset.nowMs) > 1200`,
+			&ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Click("#play", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused" && document.querySelector('#timeline').dataset.openHit`,
+			&hit, chromedp.WithPollingTimeout(waitLong)),
+	)
+	// The hit is published a few times a second: take it once it holds
+	// across published frames of the paused run.
+	for range 20 {
+		var now struct {
+			Hit    string `json:"hit"`
+			Frames int    `json:"frames"`
+		}
+		const read = `(() => { const d = document.querySelector('#timeline').dataset; return {hit: d.openHit, frames: Number(d.frames)}; })()`
+		b.run(t, "reading the hit", chromedp.Evaluate(read, &now))
+		var later struct {
+			Hit    string `json:"hit"`
+			Frames int    `json:"frames"`
+		}
+		b.run(t, "reading it again", chromedp.Poll(fmt.Sprintf(`(() => { const d = document.querySelector('#timeline').dataset;
+			return Number(d.frames) > %d && {hit: d.openHit, frames: Number(d.frames)}; })()`, now.Frames+5), &later, chromedp.WithPollingTimeout(waitLong)))
+		hit = later.Hit
+		if later.Hit == now.Hit && hit != "" {
+			break
+		}
+	}
+	var cx, cy float64
+	if _, err := fmt.Sscanf(hit, "%g %g %s", &cx, &cy, &name); err != nil {
+		t.Fatalf("canvas data-open-hit = %q: %v", hit, err)
+	}
+	var rect struct{ Left, Top float64 }
+	b.run(t, "finding the canvas", chromedp.Evaluate(`(() => {
+		const c = document.querySelector('#timeline');
+		c.scrollIntoView({block: "center"});
+		const r = c.getBoundingClientRect();
+		return {left: r.left, top: r.top};
+	})()`, &rect))
+	return rect.Left + cx, rect.Top + cy, name
+}
+
+// tap touches the screen at x, y and lifts the finger.
+func tap(x, y float64) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		if err := input.DispatchTouchEvent(input.TouchStart, []*input.TouchPoint{{X: x, Y: y, ID: 1}}).Do(ctx); err != nil {
+			return err
+		}
+		return input.DispatchTouchEvent(input.TouchEnd, []*input.TouchPoint{}).Do(ctx)
+	})
+}
+
+// sheetFor is true when the details sheet shows task name.
+func sheetFor(name string) string {
+	return fmt.Sprintf(`(() => { const s = document.querySelector('#details-sheet');
+		return !!s && !s.hidden && getComputedStyle(s).display !== "none" && s.dataset.task === %q; })()`, name)
+}
+
+// TestTouch taps a task on a phone: the tap opens its details and cancels
+// nothing; the sheet's Cancel button cancels it. The presets are at the
+// top of the phone's page.
+func TestTouch(t *testing.T) {
+	b := newBrowser(t)
+	b.phone(t)
+	b.run(t, "loading the playground on a phone",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(mounted),
+		chromedp.WaitVisible(`#timeline[data-interactive="true"]`),
+	)
+	var presetTop float64
+	b.run(t, "finding the presets", chromedp.Evaluate(`(() => {
+		window.scrollTo(0, 0);
+		const el = document.querySelector('#preset');
+		return el && getComputedStyle(el).display !== "none" ? el.getBoundingClientRect().top : 99999;
+	})()`, &presetTop))
+	if presetTop > 300 {
+		t.Errorf("on a phone the preset picker is at y = %.0f, want it near the top (<= 300)", presetTop)
+	}
+	b.viewShot(t, "phone.png")
+	b.screenshot(t, "phone-full.png")
+
+	x, y, name := b.pausedHit(t)
+	before := b.stats(t)
+	var ok bool
+	b.run(t, "tapping "+name,
+		tap(x, y),
+		chromedp.Poll(sheetFor(name), &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	if after := b.stats(t); after.Canceled != before.Canceled {
+		t.Errorf("a tap canceled a task (canceled %d -> %d); it must only open its details", before.Canceled, after.Canceled)
+	}
+	var state string
+	b.run(t, "reading the sheet", chromedp.Evaluate(`document.querySelector('#details-sheet').dataset.state`, &state))
+	if state != "open" {
+		t.Errorf("the sheet says the task is %q, want open", state)
+	}
+	b.viewShot(t, "details-sheet-phone.png")
+
+	var btn struct{ X, Y float64 }
+	b.run(t, "finding Cancel", chromedp.Evaluate(`(() => {
+		const r = document.querySelector('#sheet-cancel').getBoundingClientRect();
+		return {x: r.left + r.width / 2, y: r.top + r.height / 2};
+	})()`, &btn))
+	b.run(t, "tapping Cancel",
+		tap(btn.X, btn.Y),
+		chromedp.Poll(fmt.Sprintf(`document.querySelector('#message').textContent.includes(%q)`, name+" was canceled"), &ok,
+			chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Poll(`document.querySelector('#details-sheet').dataset.state === "ended"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	if after := b.stats(t); after.Canceled != before.Canceled+1 {
+		t.Errorf("canceled = %d after Cancel, want %d", after.Canceled, before.Canceled+1)
+	}
+
+	// Two fingers spreading apart zoom in.
+	win := b.window(t)
+	b.run(t, "pinching the timeline",
+		pinch(x, y-30, 20, 120),
+		chromedp.Poll(fmt.Sprintf(`document.querySelector('#timeline').dataset.zoomed === "true" &&
+			Number(document.querySelector('#timeline').dataset.toUs) - Number(document.querySelector('#timeline').dataset.fromUs) < %d`, (win.To-win.From)*8/10),
+			&ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	b.checkClean(t)
+}
+
+// pinch puts two fingers d0 apart around x, y and spreads them to d1.
+func pinch(x, y, d0, d1 float64) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		points := func(d float64) []*input.TouchPoint {
+			return []*input.TouchPoint{{X: x - d/2, Y: y, ID: 1}, {X: x + d/2, Y: y, ID: 2}}
+		}
+		if err := input.DispatchTouchEvent(input.TouchStart, points(d0)).Do(ctx); err != nil {
+			return err
+		}
+		for i := 1; i <= 8; i++ {
+			if err := input.DispatchTouchEvent(input.TouchMove, points(d0+(d1-d0)*float64(i)/8)).Do(ctx); err != nil {
+				return err
+			}
+		}
+		return input.DispatchTouchEvent(input.TouchEnd, []*input.TouchPoint{}).Do(ctx)
+	})
+}
+
+// TestKeyboard drives the timeline from the keyboard alone.
+func TestKeyboard(t *testing.T) {
+	b := newBrowser(t)
+	b.run(t, "loading the playground",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(mounted),
+		chromedp.WaitVisible(`#timeline[data-interactive="true"]`),
+	)
+	b.pausedHit(t)
+	var ok bool
+	var first, second string
+	b.run(t, "selecting a task with the arrows",
+		chromedp.Focus("#timeline", chromedp.ByQuery),
+		chromedp.KeyEvent(kb.ArrowRight),
+		chromedp.Poll(`document.querySelector('#timeline').dataset.selected`, &first, chromedp.WithPollingTimeout(waitLong)),
+	)
+	b.run(t, "moving the selection from "+first,
+		chromedp.KeyEvent(kb.ArrowDown),
+		chromedp.KeyEvent(kb.ArrowRight),
+		chromedp.Poll(fmt.Sprintf(`document.querySelector('#timeline').dataset.selected !== %q && document.querySelector('#timeline').dataset.selected`, first),
+			&second, chromedp.WithPollingTimeout(waitLong)),
+	)
+	b.run(t, "opening "+second+" with Enter",
+		chromedp.KeyEvent(kb.Enter),
+		chromedp.Poll(sheetFor(second), &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	b.screenshot(t, "details-sheet.png")
+	b.run(t, "closing it with Escape",
+		chromedp.Focus("#timeline", chromedp.ByQuery),
+		chromedp.KeyEvent(kb.Escape),
+		chromedp.Poll(`document.querySelector('#details-sheet').hidden`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	b.run(t, "playing and pausing with Space",
+		chromedp.KeyEvent(" "),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "playing"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.KeyEvent(" "),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	now := b.stats(t)
+	var nowMS int
+	b.run(t, "reading the clock", chromedp.Evaluate(`Number(document.querySelector('#stats').dataset.nowMs)`, &nowMS))
+	b.run(t, "stepping with the period",
+		chromedp.Focus("#timeline", chromedp.ByQuery),
+		chromedp.KeyEvent("."),
+		chromedp.Poll(fmt.Sprintf(`Number(document.querySelector('#stats').dataset.nowMs) > %d || Number(document.querySelector('#stats').dataset.tasks) !== %d ||
+			Number(document.querySelector('#stats').dataset.succeeded) !== %d || Number(document.querySelector('#stats').dataset.running) !== %d`,
+			nowMS, now.Tasks, now.Succeeded, now.Running), &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	win := b.window(t)
+	b.run(t, "zooming in with +",
+		chromedp.KeyEvent("+"),
+		chromedp.Poll(fmt.Sprintf(`document.querySelector('#timeline').dataset.zoomed === "true" &&
+			Number(document.querySelector('#timeline').dataset.toUs) - Number(document.querySelector('#timeline').dataset.fromUs) < %d`, (win.To-win.From)*9/10),
+			&ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.KeyEvent("0"),
+		chromedp.Poll(`document.querySelector('#timeline').dataset.zoomed === "false"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	b.checkClean(t)
+}
+
+// span is the timeline's window, in microseconds.
+type span struct {
+	From  int64  `json:"from"`
+	To    int64  `json:"to"`
+	Ticks string `json:"ticks"`
+}
+
+func (b *browser) window(t *testing.T) span {
+	t.Helper()
+	var s span
+	b.run(t, "reading the window", chromedp.Evaluate(`(() => { const d = document.querySelector('#timeline').dataset;
+		return {from: Number(d.fromUs), to: Number(d.toUs), ticks: d.ticks || ""}; })()`, &s))
+	return s
+}
+
+// TestZoomPan zooms with the wheel around the pointer, pans by dragging,
+// and fits again.
+func TestZoomPan(t *testing.T) {
+	b := newBrowser(t)
+	b.run(t, "loading the playground",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(mounted),
+		chromedp.WaitVisible(`#timeline[data-interactive="true"]`),
+	)
+	b.pausedHit(t)
+	var c struct{ Left, Top, Width float64 }
+	b.run(t, "finding the canvas", chromedp.Evaluate(`(() => {
+		window.scrollTo(0, 0);
+		const r = document.querySelector('#timeline').getBoundingClientRect();
+		return {left: r.left, top: r.top, width: r.width};
+	})()`, &c))
+	before := b.window(t)
+	x, y := c.Left+c.Width*0.6, c.Top+40
+	var ok bool
+	b.run(t, "zooming in with the wheel",
+		input.DispatchMouseEvent(input.MouseMoved, x, y),
+		input.DispatchMouseEvent(input.MouseWheel, x, y).WithDeltaX(0).WithDeltaY(-400),
+		chromedp.Poll(fmt.Sprintf(`Number(document.querySelector('#timeline').dataset.toUs) - Number(document.querySelector('#timeline').dataset.fromUs) < %d`,
+			(before.To-before.From)*8/10), &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	zoomed := b.window(t)
+	// The time under the pointer stays put: it was 60% of the canvas in,
+	// a bit more of the plot, which starts after the labels.
+	at := func(s span, frac float64) float64 { return float64(s.From) + frac*float64(s.To-s.From) }
+	if z, w := zoomed.To-zoomed.From, before.To-before.From; z >= w {
+		t.Errorf("the window is %d µs after zooming in, was %d µs", z, w)
+	}
+	if a, b := at(before, 0.5), at(zoomed, 0.5); a > 0 && (b < float64(before.From) || b > float64(before.To)) {
+		t.Errorf("zooming around the pointer moved the window out of the old one: %v µs, was %v to %v", b, before.From, before.To)
+	}
+	b.run(t, "dragging the timeline to the left",
+		input.DispatchMouseEvent(input.MousePressed, x, y).WithButton(input.Left).WithClickCount(1),
+		input.DispatchMouseEvent(input.MouseMoved, x-60, y).WithButton(input.Left),
+		input.DispatchMouseEvent(input.MouseMoved, x-120, y).WithButton(input.Left),
+		input.DispatchMouseEvent(input.MouseMoved, x-200, y).WithButton(input.Left),
+		input.DispatchMouseEvent(input.MouseReleased, x-200, y).WithButton(input.Left).WithClickCount(1),
+		chromedp.Poll(fmt.Sprintf(`Number(document.querySelector('#timeline').dataset.fromUs) > %d`, zoomed.From), &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	b.run(t, "fitting",
+		chromedp.Click("#zoom-fit", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#timeline').dataset.zoomed === "false"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	b.checkClean(t)
+}
+
+// foreignTrace writes a trace of n complete events of dur µs each on
+// lanes threads, the first at ts first (µs), as another tool would.
+func foreignTrace(t *testing.T, n, lanes int, first, step, dur int64) string {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString(`{"traceEvents":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		lane := i % lanes
+		fmt.Fprintf(&b, `{"name":"job-%d","ph":"X","ts":%d,"dur":%d,"pid":1,"tid":%d}`, i, first+int64(i/lanes)*step+int64(lane), dur, lane+1)
+	}
+	b.WriteString("]}\n")
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("foreign-%d.json", n))
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// watchProgress records in window.sawProgress whether the page ever shows
+// a trace's reading progress.
+const watchProgress = `(() => {
+	window.sawProgress = false;
+	new MutationObserver(() => {
+		if (document.querySelector('#reading-progress')) window.sawProgress = true;
+	}).observe(document.body, {subtree: true, childList: true});
+	return true;
+})()`
+
+// TestLargeTrace loads a trace of 200,000 tasks: within 3 s, with a
+// progress indicator, every task kept at its own time, and frames within
+// 16 ms zoomed out.
+func TestLargeTrace(t *testing.T) {
+	const n = 200_000
+	file := foreignTrace(t, n, 8, 5_000_000, 50, 40) // from 5 s, 1.25 s long
+	b := newBrowser(t)
+	var ok bool
+	b.run(t, "loading the playground",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(mounted),
+		chromedp.WaitVisible(`#timeline[data-interactive="true"]`),
+		chromedp.Evaluate(watchProgress, &ok),
+	)
+	start := time.Now()
+	b.run(t, "loading the large trace",
+		chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
+		chromedp.Poll(fmt.Sprintf(`document.querySelector('#playground').dataset.phase === "replay" && Number(document.querySelector('#timeline').dataset.tasks) === %d`, n),
+			&ok, chromedp.WithPollingTimeout(waitLong), chromedp.WithPollingInterval(20*time.Millisecond)),
+	)
+	took := time.Since(start)
+	t.Logf("a trace of %d tasks loaded in %v", n, took.Round(time.Millisecond))
+	if took > 3*time.Second {
+		t.Errorf("a trace of %d tasks took %v to load, want at most 3 s", n, took.Round(time.Millisecond))
+	}
+	var saw bool
+	b.run(t, "checking the progress", chromedp.Evaluate(`window.sawProgress`, &saw))
+	if !saw {
+		t.Errorf("no progress indicator showed while the trace loaded")
+	}
+	var traceTasks int
+	b.run(t, "reading the counts", chromedp.Evaluate(`Number(document.querySelector('#stats').dataset.traceTasks)`, &traceTasks))
+	if traceTasks != n {
+		t.Errorf("the page counts %d tasks in the trace, want %d", traceTasks, n)
+	}
+	w := b.window(t)
+	// The trace's own times: it starts 5 s after its ts 0.
+	if w.From < 4_900_000 || w.From > 5_000_000 || w.To < 6_250_000 || w.To > 6_400_000 {
+		t.Errorf("window = %d to %d µs, want the trace's own times, about 5,000,000 to 6,250,000 µs", w.From, w.To)
+	}
+	frames := b.measureFrames(t, 130) // the last 120 frames: none of the loading
+	t.Logf("zoomed out on %d tasks: frame p95 %.2f ms, worst %.2f ms", n, frames.P95, frames.Max)
+	if frames.P95 > 16 {
+		t.Errorf("frame p95 = %.2f ms zoomed out on %d tasks, want <= 16 ms", frames.P95, n)
+	}
+	b.screenshot(t, "large-trace.png")
+	b.checkErrors(t)
+}
+
+type frameStats struct {
+	N   int     `json:"n"`
+	P95 float64 `json:"p95"`
+	Max float64 `json:"max"`
+}
+
+// measureFrames moves the pointer over the timeline until n more frames
+// are drawn, and returns the frame statistics.
+func (b *browser) measureFrames(t *testing.T, n int) frameStats {
+	t.Helper()
+	const read = `(() => { const d = document.querySelector('#timeline').dataset;
+		return {n: Number(d.frames || 0), p95: Number(d.frameP95Ms || 0), max: Number(d.frameMaxMs || 0)}; })()`
+	var c struct{ Left, Top, Width, Height float64 }
+	var before, after frameStats
+	b.run(t, "finding the canvas", chromedp.Evaluate(`(() => {
+		window.scrollTo(0, 0);
+		const r = document.querySelector('#timeline').getBoundingClientRect();
+		return {left: r.left, top: r.top, width: r.width, height: r.height};
+	})()`, &c), chromedp.Evaluate(read, &before))
+	for i := 0; i < 40*n && after.N < before.N+n; i++ {
+		x := c.Left + c.Width*(0.2+0.6*float64(i%50)/50)
+		y := c.Top + 60 + float64(i%7)*8
+		b.run(t, "moving the pointer", input.DispatchMouseEvent(input.MouseMoved, x, y), chromedp.Evaluate(read, &after))
+	}
+	return after
+}
+
+// TestTinyTimes shows a trace whose tasks take microseconds: the axis
+// labels adapt instead of showing every time as 0 s.
+func TestTinyTimes(t *testing.T) {
+	file := foreignTrace(t, 200, 2, 0, 5, 4) // 0.5 ms in all
+	b := newBrowser(t)
+	var ticks0 string
+	b.run(t, "loading a sub-millisecond trace",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(mounted),
+		chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "replay" && document.querySelector('#timeline').dataset.tasks === "200" &&
+			document.querySelector('#timeline').dataset.toUs < 1000 && document.querySelector('#timeline').dataset.ticks`,
+			&ticks0, chromedp.WithPollingTimeout(waitLong)),
+	)
+	w := b.window(t)
+	ticks := strings.Split(w.Ticks, "|")
+	seen := map[string]bool{}
+	for _, tk := range ticks {
+		if seen[tk] {
+			t.Errorf("the axis shows %q twice: %q", tk, ticks)
+		}
+		seen[tk] = true
+	}
+	if len(ticks) < 3 || !strings.ContainsAny(w.Ticks, "µm") {
+		t.Errorf("axis labels = %q, want several, in µs or ms", ticks)
+	}
+	b.screenshot(t, "tiny-times.png")
+	b.checkErrors(t)
+}
+
+// TestTraceOmitted loads a trace whose recorder kept fewer tasks than it
+// saw: the page says what is left out and why.
+func TestTraceOmitted(t *testing.T) {
+	rec := trace.NewRecorder(trace.Config{MaxFinished: 1000})
+	at := time.Unix(1000, 0)
+	for i := 1; i <= 3000; i++ {
+		id := uint64(i)
+		st := at.Add(time.Duration(i) * time.Millisecond)
+		rec.Observe(core.Event{Kind: core.Enqueued, Time: st, Task: id, Weight: 1, Name: "t" + strconv.Itoa(i)})
+		rec.Observe(core.Event{Kind: core.Started, Time: st, Task: id, Weight: 1})
+		rec.Observe(core.Event{Kind: core.Finished, Time: st.Add(500 * time.Microsecond), Task: id, Weight: 1})
+	}
+	path := filepath.Join(t.TempDir(), "cut.json")
+	var buf bytes.Buffer
+	if err := rec.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t)
+	var note string
+	b.run(t, "loading a cut trace",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(mounted),
+		chromedp.SetUploadFiles("#load-trace", []string{path}, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#omitted') && document.querySelector('#omitted').textContent`, &note, chromedp.WithPollingTimeout(waitLong)),
+	)
+	if !strings.Contains(note, "3,000") || !strings.Contains(note, "1,000") {
+		t.Errorf("note = %q, want it to say 1,000 of 3,000 tasks are held, and why", note)
+	}
+	b.checkErrors(t)
+}
+
+// TestLayout checks where things are: a notice does not move the
+// timeline; Add burst and the run controls are on the first screen at
+// 1400×1000.
+func TestLayout(t *testing.T) {
+	b := newBrowser(t)
+	b.run(t, "loading the playground",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(mounted),
+		chromedp.WaitVisible(`#timeline[data-interactive="true"]`),
+	)
+	const canvasTop = `(() => { window.scrollTo(0, 0); return document.querySelector('#timeline').getBoundingClientRect().top; })()`
+	var top0, top1 float64
+	var ok bool
+	b.run(t, "adding a burst",
+		chromedp.Evaluate(canvasTop, &top0),
+		chromedp.Click("#add-burst", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#message').dataset.kind !== "none"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Evaluate(canvasTop, &top1),
+	)
+	if top1 != top0 {
+		t.Errorf("the notice moved the timeline from y = %.0f to %.0f", top0, top1)
+	}
+	for _, id := range []string{"add-burst", "add-one", "cancel-all", "drain", "close", "reset", "play", "step"} {
+		var bottom float64
+		b.run(t, "finding #"+id, chromedp.Evaluate(fmt.Sprintf(`(() => { window.scrollTo(0, 0);
+			return document.querySelector('#%s').getBoundingClientRect().bottom; })()`, id), &bottom))
+		if bottom > 1000 {
+			t.Errorf("#%s ends at y = %.0f, below the first screen of 1000 px", id, bottom)
+		}
+	}
+	b.viewShot(t, "desktop-first-screen.png")
+
+	// No counter's label is cut short, on the page or in the embed.
+	for _, page := range []string{"/", "/embed"} {
+		var cut []string
+		b.run(t, "checking the labels of "+page,
+			chromedp.Navigate(base+page),
+			chromedp.WaitVisible(mounted),
+			chromedp.Evaluate(`[...document.querySelectorAll('.counter-label, .counter-of, .legend-item, .preset-title')]
+				.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent)`, &cut),
+		)
+		if len(cut) > 0 {
+			t.Errorf("%s: labels cut short: %q", page, cut)
+		}
+	}
+	b.checkClean(t)
+}
+
+// TestLogs lets a run finish: the event log and the messages keep more
+// than a screenful, scroll, count and filter.
+func TestLogs(t *testing.T) {
+	b := newBrowser(t)
+	var ok bool
+	b.run(t, "running a preset",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(mounted),
+		chromedp.Click("#preset-keyed-devices", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#playground').dataset.preset === "keyed-devices"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Evaluate(setSpeed, &ok),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "finished"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	var log struct {
+		Items      int    `json:"items"`
+		Count      string `json:"count"`
+		Scrollable bool   `json:"scrollable"`
+	}
+	const readLog = `(() => { const l = document.querySelector('#log');
+		return {items: l.querySelectorAll('li').length, count: document.querySelector('#log-count').textContent,
+			scrollable: l.scrollHeight > l.clientHeight && getComputedStyle(l).overflowY !== "visible"}; })()`
+	b.run(t, "reading the log", chromedp.Evaluate(readLog, &log))
+	if log.Items <= 14 || !log.Scrollable || !strings.Contains(log.Count, strconv.Itoa(log.Items)) {
+		t.Errorf("event log: %d entries, count %q, scrollable %v; want more than 14, counted, scrolling", log.Items, log.Count, log.Scrollable)
+	}
+	all := log.Items
+	b.run(t, "filtering the log",
+		chromedp.SendKeys("#log-filter", "evicted", chromedp.ByQuery),
+		chromedp.Poll(fmt.Sprintf(`document.querySelectorAll('#log li').length < %d`, all), &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Evaluate(readLog, &log),
+	)
+	var texts []string
+	b.run(t, "reading the filtered log", chromedp.Evaluate(`[...document.querySelectorAll('#log li')].map(li => li.textContent)`, &texts))
+	for _, tx := range texts {
+		if !strings.Contains(tx, "evicted") && !strings.Contains(tx, "No event") {
+			t.Errorf("the filter 'evicted' shows %q", tx)
+		}
+	}
+	if !strings.Contains(log.Count, " of ") {
+		t.Errorf("count with a filter = %q, want 'N of M'", log.Count)
+	}
+	b.checkClean(t)
+}

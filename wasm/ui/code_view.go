@@ -1,0 +1,56 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v9/pkg/app"
+
+	"sluice/wasm/sim"
+)
+
+// codeMemo keeps the last program written, since the page renders several
+// times a second and the scenario changes far less often. It is read and
+// written on the UI goroutine only.
+var codeMemo struct{ key, code string }
+
+// goCode returns the Go program that runs sc with sluice/core.
+func goCode(sc sim.Scenario) string {
+	key := sc.Encode()
+	if codeMemo.key != key || codeMemo.code == "" {
+		codeMemo.key, codeMemo.code = key, sc.GoCode()
+	}
+	return codeMemo.code
+}
+
+// maxCodeRows is how many lines of the program show without scrolling.
+const maxCodeRows = 22
+
+// renderCode draws the Go program of the scenario (sim.Scenario.GoCode),
+// read-only, indented by four spaces rather than tabs so that it reads on
+// a phone, and a button that copies it as gofmt writes it. The person's bursts, cancels and
+// limit changes are in it, at their times.
+func (p *Play) renderCode(sc sim.Scenario) app.UI {
+	code := goCode(sc)
+	lines := strings.Count(code, "\n")
+	return app.Section().ID("code").Class("card").DataSet("lines", lines).Body(
+		app.Div().Class("view-head").Body(
+			app.Div().Body(
+				app.H3().Text("Go code"),
+				app.P().Class("muted small").Text("This scenario as a Go program with sluice/core: the same primitive and options, "+
+					"the same tasks (drawn from the same seed), and your bursts, cancels and limit changes at their times, in real time. "+
+					"It builds as it is in a module that requires sluice/core."),
+			),
+			app.Button().ID("copy-code").Class("btn").Disabled(!p.mounted).Text("Copy code").OnClick(p.onCopyCode),
+		),
+		app.Div().Class("share-out").Body(
+			app.Textarea().ID("code-text").Class("mono").ReadOnly(true).
+				Attr("wrap", "off").Attr("spellcheck", "false").
+				Aria("label", "Go program that runs this scenario").
+				Rows(min(lines, maxCodeRows)).Text(strings.ReplaceAll(code, "\t", "    ")),
+		),
+	)
+}
+
+func (p *Play) onCopyCode(ctx app.Context, e app.Event) {
+	p.copy(ctx, goCode(p.sc), "Code copied: paste it into main.go in a module that requires sluice/core.")
+}

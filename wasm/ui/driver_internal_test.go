@@ -1,0 +1,142 @@
+package ui
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"sluice/wasm/sim"
+)
+
+// driverOn returns a driver of the first preset's session after 1.5 s of
+// play, paused, with one frame drawn 1000 pixels wide.
+func driverOn(t *testing.T) (*driver, *Session) {
+	t.Helper()
+	ps := sim.Presets()[0]
+	s, err := NewSession(ps.Scenario, ps.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	s.SetPlaying(true)
+	for range 15 {
+		s.Frame(100*time.Millisecond, defaultSpan)
+	}
+	s.SetPlaying(false)
+	d := newDriver(s, false)
+	d.tick(nopPainter{}, 0, 1, 1000, 300, Point{}, true)
+	return d, s
+}
+
+func TestDriverTapOpensDetails(t *testing.T) {
+	d, s := driverOn(t)
+	x, y, name, ok := d.tl.OpenHit(d.frame)
+	if !ok {
+		t.Fatal("no open task drawn")
+	}
+	before := s.Panel().Canceled
+	ef := d.apply(input{Kind: inputTap, X: x, Y: y})
+	if ef.Kind != effectDetails || ef.Details.Name != name || !ef.Details.Open {
+		t.Fatalf("a tap on %s gave %+v, want its details, open", name, ef)
+	}
+	if d.tl.Selected != ef.Details.ID {
+		t.Errorf("selected = %d, want the tapped task %d", d.tl.Selected, ef.Details.ID)
+	}
+	d.tick(nopPainter{}, 0, 2, 1000, 300, Point{}, true)
+	if got := s.Panel().Canceled; got != before {
+		t.Errorf("a tap canceled a task: canceled %d -> %d", before, got)
+	}
+	if ef := d.apply(input{Kind: inputTap, X: 2, Y: 2}); ef.Kind != effectClose || d.tl.Selected != 0 {
+		t.Errorf("a tap on nothing gave %+v, selected %d; want the sheet closed, nothing selected", ef, d.tl.Selected)
+	}
+}
+
+func TestDriverKeys(t *testing.T) {
+	d, _ := driverOn(t)
+	key := func(k string, shift bool) effect {
+		ef := d.apply(input{Kind: inputKey, Key: k, Shift: shift})
+		d.tick(nopPainter{}, 0, 3, 1000, 300, Point{}, true)
+		return ef
+	}
+	key("ArrowRight", false)
+	first := d.tl.Selected
+	if first == 0 {
+		t.Fatal("ArrowRight selected nothing")
+	}
+	key("ArrowDown", false)
+	key("ArrowRight", false)
+	if d.tl.Selected == 0 {
+		t.Fatal("the selection was lost")
+	}
+	if ef := key("Enter", false); ef.Kind != effectDetails || ef.Details.ID != d.tl.Selected {
+		t.Errorf("Enter gave %+v, want the selected task's details", ef)
+	}
+	if ef := key(" ", false); ef.Kind != effectPlay {
+		t.Errorf("Space gave %+v, want play/pause", ef)
+	}
+	if ef := key(".", false); ef.Kind != effectStep {
+		t.Errorf("period gave %+v, want a step", ef)
+	}
+	from, to := d.window()
+	key("+", false)
+	if f2, t2 := d.window(); !d.view.fixed || t2-f2 >= to-from {
+		t.Errorf("+ left the window at %v..%v (was %v..%v), want it narrower", f2, t2, from, to)
+	}
+	f2, t2 := d.window()
+	key("ArrowRight", true)
+	if f3, _ := d.window(); f3 <= f2 {
+		t.Errorf("Shift+ArrowRight moved the window from %v to %v, want later", f2, f3)
+	}
+	_ = t2
+	key("0", false)
+	if d.view.fixed {
+		t.Errorf("0 left the window fixed")
+	}
+	if ef := key("Escape", false); ef.Kind != effectClose || d.tl.Selected != 0 {
+		t.Errorf("Escape gave %+v, selected %d", ef, d.tl.Selected)
+	}
+}
+
+func TestDriverZoomAroundPointer(t *testing.T) {
+	d, _ := driverOn(t)
+	from, to := d.window()
+	x := d.tl.plotL + 0.25*(d.tl.plotR-d.tl.plotL)
+	at := func(from, to time.Duration) float64 { return float64(from) + 0.25*float64(to-from) }
+	d.apply(input{Kind: inputZoom, X: x, V: 0.5})
+	d.tick(nopPainter{}, 0, 4, 1000, 300, Point{}, true)
+	f2, t2 := d.window()
+	if got, want := t2-f2, (to-from)/2; math.Abs(float64(got-want)) > float64(time.Millisecond) {
+		t.Errorf("window after zooming in 2× = %v, want %v", got, want)
+	}
+	if a, b := at(from, to), at(f2, t2); math.Abs(a-b) > float64(time.Millisecond) {
+		t.Errorf("the time under the pointer moved from %v to %v", time.Duration(a), time.Duration(b))
+	}
+	d.apply(input{Kind: inputPan, V: 100})
+	d.tick(nopPainter{}, 0, 5, 1000, 300, Point{}, true)
+	if f3, _ := d.window(); f3 <= f2 {
+		t.Errorf("a pan to the right moved the window from %v to %v", f2, f3)
+	}
+	d.apply(input{Kind: inputFit})
+	d.tick(nopPainter{}, 0, 6, 1000, 300, Point{}, true)
+	if d.view.fixed {
+		t.Error("Fit left the window fixed")
+	}
+}
+
+// The time axis labels adapt down to microseconds.
+func TestFormatTick(t *testing.T) {
+	for _, c := range []struct {
+		d, step time.Duration
+		want    string
+	}{
+		{1500 * time.Millisecond, 500 * time.Millisecond, "1.5s"},
+		{250 * time.Microsecond, 50 * time.Microsecond, "250µs"},
+		{1250 * time.Microsecond, 250 * time.Microsecond, "1.25ms"},
+		{2*time.Second + 5*time.Millisecond, 5 * time.Millisecond, "2.005s"},
+		{90 * time.Second, 30 * time.Second, "1m30s"},
+	} {
+		if got := formatTick(c.d, c.step); got != c.want {
+			t.Errorf("formatTick(%v, %v) = %q, want %q", c.d, c.step, got, c.want)
+		}
+	}
+}

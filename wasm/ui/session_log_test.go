@@ -1,0 +1,62 @@
+package ui_test
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"sluice/wasm/sim"
+	"sluice/wasm/ui"
+)
+
+// TestPauseDuringReplayKeepsTheLog opens a link whose log is still to
+// replay, pauses and steps through it: the pause and steps are not
+// recorded over the link's later entries, and the run ends as the link's.
+// oneThread runs the test's goroutines on one thread, as the playground's
+// run in WebAssembly: with several threads, a cancel-all that cancels a
+// semaphore waiter just as a release wakes it races, so that two runs of
+// one scenario may differ by that race.
+func oneThread(t *testing.T) {
+	prev := runtime.GOMAXPROCS(1)
+	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+}
+
+func TestPauseDuringReplayKeepsTheLog(t *testing.T) {
+	oneThread(t)
+	ps, _ := sim.PresetByID("semaphore")
+	sc := ps.Scenario
+	sc.Log = []sim.Step{
+		{Seq: 1, AtMS: 800, Fired: 4, Do: sim.ActionCancelAll},
+		{Seq: 2, AtMS: 800, Fired: 4, Do: sim.StepBurst, Burst: &sim.Burst{Count: 4, MinMS: 100, MaxMS: 200}},
+	}
+	want := func() ui.Panel {
+		s, err := ui.NewSession(sc, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		return runToEnd(t, s)
+	}()
+	s, err := ui.NewSession(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetPlaying(true)
+	s.Frame(100*time.Millisecond, ui.SpanFor)
+	s.SetPlaying(false)
+	s.Step()
+	s.Step()
+	got, _ := s.Scenario()
+	if len(got.Log) != 2 {
+		t.Errorf("after a pause and steps during the replay the log holds %+v, want the link's two entries", got.Log)
+	}
+	pn := runToEnd(t, s)
+	if pn.Tasks != want.Tasks || pn.Canceled != want.Canceled || pn.Succeeded != want.Succeeded {
+		t.Errorf("paused and stepped, the run ended with %d tasks, %d canceled, %d done; played through, %d, %d, %d",
+			pn.Tasks, pn.Canceled, pn.Succeeded, want.Tasks, want.Canceled, want.Succeeded)
+	}
+	if want.Tasks != 14 || want.Canceled == 0 {
+		t.Errorf("the link's run made %d tasks and canceled %d; want 14 and some", want.Tasks, want.Canceled)
+	}
+}
