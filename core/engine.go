@@ -63,8 +63,8 @@ type engine struct {
 	appended      uint64     // events appended so far
 	delivered     uint64     // events delivered so far
 	evWaiters     []evWaiter // goroutines waiting for their events to be delivered
-	post          []func() // to run once e.mu is released: see unlock
-	stopReady     bool     // stopped: close stopped once the events are out
+	post          []func()   // to run once e.mu is released: see unlock
+	stopReady     bool       // stopped: close stopped once the events are out
 	stopped       chan struct{}
 }
 
