@@ -47,9 +47,11 @@
 // paths with or without one. A queue's observer is called outside every
 // lock and never from two goroutines at once, with the events in the order
 // the queue's state changed (so counters rebuilt from them never pass the
-// limit); an event may reach it a moment after the change, from whichever
-// goroutine of the queue delivers it, and all have been delivered when
-// Close or Drain returns. [WithClock] replaces the wall clock used for
+// limit). A call that changed the queue returns, and a task's function
+// starts, only once the observer has seen the change, though another of
+// the queue's goroutines may have delivered it. So a queue's observer must
+// not submit to, cancel in, resize or stop that queue (Stats is fine): it
+// would wait for itself. [WithClock] replaces the wall clock used for
 // aging, idle timeouts and event times, so that a simulation can run in
 // scaled or paused time.
 //

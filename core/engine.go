@@ -30,8 +30,10 @@ import (
 //
 // Events are appended under the lock, in the order the state changed, and
 // delivered outside it by whichever goroutine finds them there and nobody
-// delivering: the observer sees one total order, never from two goroutines
-// at once, and counters rebuilt from its events never pass the limit.
+// delivering; a goroutine that made events goes on only once they are
+// delivered. So the observer sees one total order, never from two
+// goroutines at once, counters rebuilt from its events never pass the
+// limit, and a task's Started has been seen before its function runs.
 type engine struct {
 	cfg    config
 	closed atomic.Bool // Close was called: task contexts report Canceled
@@ -58,8 +60,11 @@ type engine struct {
 
 	events, spare []Event
 	emitting      bool
-	post          []func() // to run once e.mu is released: see unlock
-	stopReady     bool     // stopped: close stopped once the events are out
+	appended      uint64     // events appended so far
+	delivered     uint64     // events delivered so far
+	evWaiters     []evWaiter // goroutines waiting for their events to be delivered
+	post          []func()   // to run once e.mu is released: see unlock
+	stopReady     bool       // stopped: close stopped once the events are out
 	stopped       chan struct{}
 }
 
@@ -820,6 +825,13 @@ func (e *engine) ev(kind EventKind, t *Task, err error) {
 		x.Weight = int64(e.limit)
 	}
 	e.events = append(e.events, x)
+	e.appended++
+}
+
+// evWaiter is a goroutine waiting until the events up to seq are delivered.
+type evWaiter struct {
+	seq uint64
+	ch  chan struct{}
 }
 
 // laneEv appends a lane event for l if there is an observer.
@@ -827,21 +839,32 @@ func (e *engine) laneEv(kind EventKind, l *lane) {
 
 	if e.cfg.observer != nil {
 		e.events = append(e.events, Event{Kind: kind, Time: e.cfg.clock.Now(), Key: l.keyStr, Lane: l.num})
+		e.appended++
 	}
 }
 
-// unlock releases e.mu, first delivering the events appended under it
-// unless another goroutine is delivering, then runs the calls that must not
+// unlock releases e.mu, first delivering the events appended under it (or
+// waiting for the goroutine delivering to deliver them), then runs the
+// calls that must not
 // be made under the lock: the cancel functions of contexts derived from
 // tasks', and the arming and stopping of watches (their context may be a
 // task's of this very queue).
 func (e *engine) unlock() {
 	post := e.post
 	e.post = nil
-	if len(e.events) == 0 || e.emitting {
+	switch {
+	case len(e.events) == 0:
 		e.mu.Unlock()
-	} else {
+	case !e.emitting:
 		e.deliver()
+	default:
+		// Another goroutine delivers: wait until it has delivered these
+		// events too, so that no caller goes on (into a task's function,
+		// say) before the observer has seen what it did.
+		w := evWaiter{e.appended, make(chan struct{})}
+		e.evWaiters = append(e.evWaiters, w)
+		e.mu.Unlock()
+		<-w.ch
 	}
 	for _, f := range post {
 		f()
@@ -859,9 +882,20 @@ func (e *engine) deliver() {
 		for i := range evs {
 			e.cfg.observer(evs[i])
 		}
-		clear(evs)
 		e.mu.Lock()
+		e.delivered += uint64(len(evs))
+		clear(evs)
 		e.spare = evs[:0]
+		ws := e.evWaiters[:0]
+		for _, w := range e.evWaiters {
+			if w.seq <= e.delivered {
+				close(w.ch)
+			} else {
+				ws = append(ws, w)
+			}
+		}
+		clear(e.evWaiters[len(ws):])
+		e.evWaiters = ws
 	}
 	e.emitting = false
 	if e.stopReady {
