@@ -155,3 +155,21 @@ func TestDriverZoomFollowsNow(t *testing.T) {
 		t.Errorf("the zoomed window is %v..%v with now at %v, was from %v: want it to follow now", f2, t2, d.frame.Now, from)
 	}
 }
+
+func TestFormatAt(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0s"},
+		{340 * time.Microsecond, "340µs"},
+		{12500 * time.Microsecond, "12.5ms"},
+		{1250 * time.Millisecond, "1.25s"},
+		{6249950 * time.Microsecond, "6.24995s"},
+		{90 * time.Second, "1m30s"},
+	} {
+		if got := formatAt(c.d); got != c.want {
+			t.Errorf("formatAt(%v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}
