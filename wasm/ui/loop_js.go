@@ -67,7 +67,14 @@ func startLoop(ctx app.Context, p *Play) func() {
 	}
 	l := &jsLoop{drv: p.drv, paint: paint, canvas: canvas, first: true, pointers: make(map[float64]Point)}
 	l.listenPointers()
+	embed := p.Embed
 	l.listenOpts("wheel", map[string]any{"passive": false}, func(e safejs.Value) {
+		if ctrl, _ := e.Get("ctrlKey"); embed && !truthy(ctrl) {
+			// In a documentation page the wheel scrolls the page; a
+			// pinch (which browsers report with ctrlKey) or Ctrl+wheel
+			// zooms the embed.
+			return
+		}
 		dx, dy := num(e, "deltaX"), num(e, "deltaY")
 		if mode := num(e, "deltaMode"); mode == 1 { // lines
 			dx, dy = dx*16, dy*16
