@@ -15,8 +15,11 @@ import (
 // browser's loop (loop_js.go) gives it a canvas painter, tests give it a
 // recorder.
 //
-// Only the frame goroutine calls tick; span and the pointer are set from
-// elsewhere through atomics.
+// Only the frame goroutine calls tick and apply; span is set from
+// elsewhere through an atomic, and what the person does on the timeline
+// (taps, drags, the wheel, keys) arrives through push, a short mutex.
+// The driver keeps the window the person zoomed or panned to, the task
+// selected, and the task whose details sheet is open.
 type driver struct {
 	sess *Session
 	tl   *timeline

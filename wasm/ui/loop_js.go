@@ -20,9 +20,10 @@ import (
 
 // jsLoop is the browser's frame loop: a requestAnimationFrame callback
 // that hands each frame to a goroutine (ctx.Async) and returns at once,
-// and the pointer listeners on the canvas, which only record what they
-// saw. At most one frame goroutine runs at a time; a frame that comes
-// while one runs is skipped.
+// and the pointer, wheel and key listeners on the canvas, which only
+// record what they saw (driver.push); the frame goroutine applies it. At
+// most one frame goroutine runs at a time; a frame that comes while one
+// runs is skipped.
 type jsLoop struct {
 	drv    *driver
 	paint  *canvasPainter
