@@ -415,6 +415,7 @@ func (l *jsLoop) publish() {
 	l.setData("fromUs", strconv.FormatInt(int64(from/time.Microsecond), 10))
 	l.setData("toUs", strconv.FormatInt(int64(to/time.Microsecond), 10))
 	l.setData("zoomed", strconv.FormatBool(l.drv.view.fixed))
+	l.setData("plot", strconv.FormatFloat(l.drv.tl.plotL, 'f', 1, 64)+" "+strconv.FormatFloat(l.drv.tl.plotR, 'f', 1, 64))
 	sel := ""
 	if i, ok := findTask(l.drv.frame, l.drv.tl.Selected); ok {
 		sel = l.drv.frame.Snap.Tasks[i].Name
