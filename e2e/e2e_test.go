@@ -786,8 +786,15 @@ window.last = (kind) => replies.filter((r) => r.sluice === kind).pop();
 		Bursts: []sim.Burst{{Count: 24, MinMS: 200, MaxMS: 400}}}
 	var tall, short int
 	b.run(t, "loading twelve slots",
-		chromedp.Evaluate(fmt.Sprintf(`heights.length = 0, send({sluice: "load", scenario: %q}), true`, wide.Encode()), &ok),
-		chromedp.Poll(`heights.length > 0 && Math.max(...heights)`, &tall, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Evaluate(fmt.Sprintf(`replies.length = 0, heights.length = 0, send({sluice: "load", scenario: %q}), true`, wide.Encode()), &ok),
+		chromedp.Poll(`(last("error") && "error: " + last("error").message) || (last("state") && last("state").primitive === "workqueue" && "ok")`,
+			&problem, chromedp.WithPollingTimeout(waitLong)),
+	)
+	if problem != "ok" {
+		t.Fatalf("loading twelve slots: %s", problem)
+	}
+	b.run(t, "measuring twelve slots",
+		chromedp.Poll(`heights.length > 0 && heights[heights.length - 1]`, &tall, chromedp.WithPollingTimeout(waitLong)),
 	)
 	b.run(t, "loading two slots",
 		chromedp.Evaluate(`heights.length = 0, send({sluice: "load", preset: "priority-semaphore"}), true`, &ok),

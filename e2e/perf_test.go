@@ -37,7 +37,7 @@ func TestPerf(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := strconv.ParseInt(resp.Header.Get("X-Wasm-Content-Length"), 10, 64)
-	report("app.wasm as served (%s): %.2f MB (%.2f MB uncompressed); target <= 2.7 MB",
+	report("app.wasm as served (%s): %.3f MB (%.2f MB uncompressed); target <= 2.7 MB",
 		resp.Header.Get("Content-Encoding"), mb(served), mb(raw))
 
 	// Navigation to the first interactive frame, in a fresh browser each

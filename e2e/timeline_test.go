@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -292,14 +293,20 @@ func TestZoomPan(t *testing.T) {
 			(before.To-before.From)*8/10), &ok, chromedp.WithPollingTimeout(waitLong)),
 	)
 	zoomed := b.window(t)
-	// The time under the pointer stays put: it was 60% of the canvas in,
-	// a bit more of the plot, which starts after the labels.
-	at := func(s span, frac float64) float64 { return float64(s.From) + frac*float64(s.To-s.From) }
+	// The time under the pointer stays put.
+	var plot string
+	b.run(t, "reading the plot", chromedp.Evaluate(`document.querySelector('#timeline').dataset.plot`, &plot))
+	var plotL, plotR float64
+	if _, err := fmt.Sscan(plot, &plotL, &plotR); err != nil || plotR <= plotL {
+		t.Fatalf("data-plot = %q: %v", plot, err)
+	}
+	px := x - c.Left
+	at := func(s span) float64 { return float64(s.From) + (px-plotL)/(plotR-plotL)*float64(s.To-s.From) }
 	if z, w := zoomed.To-zoomed.From, before.To-before.From; z >= w {
 		t.Errorf("the window is %d µs after zooming in, was %d µs", z, w)
 	}
-	if a, b := at(before, 0.5), at(zoomed, 0.5); a > 0 && (b < float64(before.From) || b > float64(before.To)) {
-		t.Errorf("zooming around the pointer moved the window out of the old one: %v µs, was %v to %v", b, before.From, before.To)
+	if a, b := at(before), at(zoomed); math.Abs(a-b) > float64(before.To-before.From)/(plotR-plotL) {
+		t.Errorf("the time under the pointer moved from %.0f µs to %.0f µs in zooming", a, b)
 	}
 	b.run(t, "dragging the timeline to the left",
 		input.DispatchMouseEvent(input.MousePressed, x, y).WithButton(input.Left).WithClickCount(1),

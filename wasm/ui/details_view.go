@@ -36,7 +36,7 @@ func (p *Play) renderSheet() app.UI {
 		cancel = app.P().Class("muted small").Text("This task has ended: there is nothing to cancel.")
 	}
 	return app.Section().ID("details-sheet").Class("sheet").Role("%s", "dialog").
-		Aria("labelledby", "sheet-title").DataSet("task", d.Name).DataSet("state", state).Body(
+		Aria("labelledby", "sheet-title").Aria("live", "polite").DataSet("task", d.Name).DataSet("state", state).Body(
 		app.Div().Class("sheet-head").Body(
 			app.H3().ID("sheet-title").Text(d.Title),
 			app.Button().ID("sheet-close").Class("btn btn-small").Aria("label", "Close the details").Text("×").OnClick(p.onSheetClose),

@@ -15,8 +15,11 @@ import (
 // browser's loop (loop_js.go) gives it a canvas painter, tests give it a
 // recorder.
 //
-// Only the frame goroutine calls tick; span and the pointer are set from
-// elsewhere through atomics.
+// Only the frame goroutine calls tick and apply; span is set from
+// elsewhere through an atomic, and what the person does on the timeline
+// (taps, drags, the wheel, keys) arrives through push, a short mutex.
+// The driver keeps the window the person zoomed or panned to, the task
+// selected, and the task whose details sheet is open.
 type driver struct {
 	sess *Session
 	tl   *timeline
@@ -82,6 +85,14 @@ func newDriver(sess *Session, compact bool) *driver {
 // which does not move, it draws only when the size or the pointer
 // changed.
 func (d *driver) tick(p painter, real time.Duration, nowMS, w, h float64, mouse Point, force bool) (need float64, drew, panelDue bool) {
+	if d.view.fixed && d.view.follow && !d.frame.Replay {
+		// Zoomed on a live run with now in sight: the window moves with
+		// now (as of the last frame).
+		span := d.view.to - d.view.from
+		d.view.to = d.frame.Now + d.view.lead
+		d.view.from = d.view.to - span
+		d.viewed = d.view
+	}
 	if d.view.fixed {
 		d.frame = d.sess.FrameAt(real, d.view.from, d.view.to)
 	} else {
@@ -209,6 +220,7 @@ func (d *driver) apply(in input) effect {
 		return d.open(i)
 	case inputZoom:
 		d.view.zoom(from, to, in.V, (in.X-d.tl.plotL)/plotW)
+		d.follow()
 	case inputPan:
 		d.view.pan(from, to, in.V/plotW)
 	case inputFit:
@@ -222,6 +234,14 @@ func (d *driver) apply(in input) effect {
 		return d.key(in, from, to)
 	}
 	return effect{}
+}
+
+// follow makes a zoomed window of a live run move with now, when now is
+// in it; a pan or a move of the selection stops that.
+func (d *driver) follow() {
+	now := d.frame.Now
+	d.view.follow = !d.frame.Replay && d.view.from <= now && now <= d.view.to
+	d.view.lead = d.view.to - now
 }
 
 // open selects task i of the last frame and opens its details.
@@ -269,8 +289,10 @@ func (d *driver) key(in input, from, to time.Duration) effect {
 		move(0, 1)
 	case "+", "=":
 		d.view.zoom(from, to, 1/1.5, d.anchor(from, to))
+		d.follow()
 	case "-", "_":
 		d.view.zoom(from, to, 1.5, d.anchor(from, to))
+		d.follow()
 	case "0", "f", "F":
 		d.view = view{}
 	case "Enter":
@@ -292,13 +314,16 @@ func (d *driver) key(in input, from, to time.Duration) effect {
 }
 
 // anchor is where the keyboard zooms: around the selected task if it is
-// in the window, else around the middle.
+// in the window, else around now in a live run, else around the middle.
 func (d *driver) anchor(from, to time.Duration) float64 {
 	if i, ok := findTask(d.frame, d.tl.Selected); ok {
 		at := taskTime(&d.frame.Snap.Tasks[i]).Sub(d.frame.Origin)
 		if at >= from && at <= to {
 			return float64(at-from) / float64(max(to-from, 1))
 		}
+	}
+	if now := d.frame.Now; !d.frame.Replay && now >= from && now <= to {
+		return float64(now-from) / float64(max(to-from, 1)) // a live run: around now
 	}
 	return 0.5
 }

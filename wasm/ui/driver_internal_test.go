@@ -140,3 +140,36 @@ func TestFormatTick(t *testing.T) {
 		}
 	}
 }
+
+// Zoomed on a live run with now in sight, the window moves with now.
+func TestDriverZoomFollowsNow(t *testing.T) {
+	d, s := driverOn(t)
+	d.apply(input{Kind: inputKey, Key: "+"})
+	d.tick(nopPainter{}, 0, 7, 1000, 300, Point{}, true)
+	from, _ := d.window()
+	s.SetPlaying(true)
+	for i := range 10 {
+		d.tick(nopPainter{}, 100*time.Millisecond, float64(8+i), 1000, 300, Point{}, true)
+	}
+	if f2, t2 := d.window(); f2 <= from || d.frame.Now > t2 {
+		t.Errorf("the zoomed window is %v..%v with now at %v, was from %v: want it to follow now", f2, t2, d.frame.Now, from)
+	}
+}
+
+func TestFormatAt(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0s"},
+		{340 * time.Microsecond, "340µs"},
+		{12500 * time.Microsecond, "12.5ms"},
+		{1250 * time.Millisecond, "1.25s"},
+		{6249950 * time.Microsecond, "6.24995s"},
+		{90 * time.Second, "1m30s"},
+	} {
+		if got := formatAt(c.d); got != c.want {
+			t.Errorf("formatAt(%v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}

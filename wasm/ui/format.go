@@ -81,7 +81,8 @@ func decimals(step, unit time.Duration) int {
 }
 
 // formatAt writes a time since the run started precisely enough for a
-// task's details: "1.25s", "12.5ms", "340µs".
+// task's details and the event log, to the microsecond: "1.25s",
+// "6.24995s", "12.5ms", "340µs".
 func formatAt(d time.Duration) string {
 	if d < 0 {
 		return "-" + formatAt(-d)
@@ -90,7 +91,8 @@ func formatAt(d time.Duration) string {
 	case d >= time.Minute:
 		return formatClock(d)
 	case d >= time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) + "s"
+		s := strconv.FormatFloat(d.Seconds(), 'f', 6, 64) // to the microsecond
+		return strings.TrimRight(strings.TrimRight(s, "0"), ".") + "s"
 	case d >= time.Millisecond:
 		ms := strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64)
 		return strings.TrimRight(strings.TrimRight(ms, "0"), ".") + "ms"

@@ -20,9 +20,10 @@ import (
 
 // jsLoop is the browser's frame loop: a requestAnimationFrame callback
 // that hands each frame to a goroutine (ctx.Async) and returns at once,
-// and the pointer listeners on the canvas, which only record what they
-// saw. At most one frame goroutine runs at a time; a frame that comes
-// while one runs is skipped.
+// and the pointer, wheel and key listeners on the canvas, which only
+// record what they saw (driver.push); the frame goroutine applies it. At
+// most one frame goroutine runs at a time; a frame that comes while one
+// runs is skipped.
 type jsLoop struct {
 	drv    *driver
 	paint  *canvasPainter
@@ -67,7 +68,14 @@ func startLoop(ctx app.Context, p *Play) func() {
 	}
 	l := &jsLoop{drv: p.drv, paint: paint, canvas: canvas, first: true, pointers: make(map[float64]Point)}
 	l.listenPointers()
+	embed := p.Embed
 	l.listenOpts("wheel", map[string]any{"passive": false}, func(e safejs.Value) {
+		if ctrl, _ := e.Get("ctrlKey"); embed && !truthy(ctrl) {
+			// In a documentation page the wheel scrolls the page; a
+			// pinch (which browsers report with ctrlKey) or Ctrl+wheel
+			// zooms the embed.
+			return
+		}
 		dx, dy := num(e, "deltaX"), num(e, "deltaY")
 		if mode := num(e, "deltaMode"); mode == 1 { // lines
 			dx, dy = dx*16, dy*16
@@ -407,6 +415,7 @@ func (l *jsLoop) publish() {
 	l.setData("fromUs", strconv.FormatInt(int64(from/time.Microsecond), 10))
 	l.setData("toUs", strconv.FormatInt(int64(to/time.Microsecond), 10))
 	l.setData("zoomed", strconv.FormatBool(l.drv.view.fixed))
+	l.setData("plot", strconv.FormatFloat(l.drv.tl.plotL, 'f', 1, 64)+" "+strconv.FormatFloat(l.drv.tl.plotR, 'f', 1, 64))
 	sel := ""
 	if i, ok := findTask(l.drv.frame, l.drv.tl.Selected); ok {
 		sel = l.drv.frame.Snap.Tasks[i].Name

@@ -129,6 +129,8 @@ func floorDur(d, step time.Duration) time.Duration {
 type view struct {
 	fixed    bool
 	from, to time.Duration
+	follow   bool          // a live run's window moves with now
+	lead     time.Duration // how far the window reaches past now, when it follows
 }
 
 // Bounds of zooming.
@@ -152,7 +154,7 @@ func (v *view) zoom(from, to time.Duration, factor, at float64) {
 // pan moves the window [from, to] by frac of its width (positive: later).
 func (v *view) pan(from, to time.Duration, frac float64) {
 	d := time.Duration(frac * float64(to-from))
-	v.fixed = true
+	v.fixed, v.follow = true, false
 	v.from, v.to = from+d, to+d
 }
 
@@ -167,7 +169,7 @@ func (v *view) show(from, to, a, b time.Duration) {
 		span = (b - a) * 5 / 4
 	}
 	mid := a + (b-a)/2
-	v.fixed = true
+	v.fixed, v.follow = true, false
 	v.from = mid - span/2
 	v.to = v.from + span
 }
