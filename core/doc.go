@@ -10,11 +10,9 @@
 //     idle keys are evicted.
 //   - [Consume]: handles messages from a channel with bounded concurrency.
 //
-// WorkQueue, Processor and KeyedQueue share one scheduler: a pending queue
-// ordered by priority then arrival, slots, and worker goroutines that exist
-// only while there is work. [WithSemaphore] on any of them, and on
-// Consume, makes a task also wait for a token of a Semaphore shared with
-// other primitives: one global limit across queues and consumers.
+// WorkQueue, Processor and KeyedQueue share one scheduler. [WithSemaphore]
+// on any of them, and on Consume, makes a task also wait for a token of a
+// Semaphore shared with other primitives: one global limit for them all.
 //
 // # Contracts shared by every primitive
 //
@@ -29,16 +27,14 @@
 //
 // # Panics and runtime.Goexit
 //
-// A task's function (or a Consume handler, or the function given to
-// [Semaphore.Do]) that panics does not crash the program: the panic is
-// recovered on the goroutine that ran it, the task ends in
-// [TaskPanicked] with a [*PanicError] holding the value and the stack, its
-// waiter receives that error, and its slot and any tokens are released;
-// the primitive keeps running. A function that calls runtime.Goexit (as
-// t.FailNow does) ends its goroutine as Goexit promises, but its task ends
-// failed with an error saying so, and its slot and tokens are released all
-// the same; a Do call on that goroutine never returns. So whatever a
-// function does, the primitive's limits and counters stay right.
+// A task's function (or a Consume handler, or [Semaphore.Do]'s function)
+// that panics does not crash the program: the panic is recovered, the task
+// ends in [TaskPanicked] with a [*PanicError] (the value and the stack),
+// which its waiter receives, and its slot and tokens are released; the
+// primitive keeps running. A function that calls runtime.Goexit (as
+// t.FailNow does) ends its goroutine, and its task ends failed with an
+// error saying so, its slot and tokens released all the same. So whatever
+// a function does, limits and counters stay right.
 //
 // # Observing
 //

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,9 +97,6 @@ type room struct {
 	granted bool // t was accepted
 }
 
-// slotFree reports whether a task could take a slot now.
-func (e *engine) slotFree() bool { return e.limit == 0 || e.active < e.limit }
-
 // submit accepts t, waiting for room if block is set, and queues it or
 // starts it. On error the queue is unchanged.
 func (e *engine) submit(ctx context.Context, t *Task, block bool) error {
@@ -178,12 +176,7 @@ func (e *engine) behindLocked(l *lane) bool {
 }
 
 func (e *engine) dropRoom(r *room) {
-	for i, x := range e.rooms {
-		if x == r {
-			e.rooms = append(e.rooms[:i], e.rooms[i+1:]...)
-			return
-		}
-	}
+	e.rooms = slices.DeleteFunc(e.rooms, func(x *room) bool { return x == r })
 }
 
 // grantLocked accepts the tasks of waiting Submit calls that now fit,
@@ -221,17 +214,13 @@ func (e *engine) wakeRoomsLocked() {
 // acceptLocked numbers t, reports it, and queues it (in its lane, for a
 // keyed task) or starts it.
 func (e *engine) acceptLocked(t *Task) {
-	e.nextID++
-	t.id = e.nextID
-	e.submitted++
-	t.slot = -1
-	e.ev(Enqueued, t, nil)
+	e.numberLocked(t)
 	if t.lane != nil && t.lane.busy() {
 		e.queued++
 		t.at = atLane
 		t.enq = e.now()
 		t.lane.push(t)
-		e.watchPendingLocked(t)
+		e.watchLocked(t)
 		e.ev(Waiting, t, nil)
 		return
 	}
@@ -245,26 +234,29 @@ func (e *engine) acceptLocked(t *Task) {
 	}
 }
 
+// numberLocked counts t as submitted, numbers it and reports it.
+func (e *engine) numberLocked(t *Task) {
+	e.nextID++
+	t.id = e.nextID
+	e.submitted++
+	t.slot = -1
+	e.ev(Enqueued, t, nil)
+}
+
 // readyLocked puts t, accepted, in the pending queue.
 func (e *engine) readyLocked(t *Task) {
 	if t.at != atLane {
 		e.queued++
 		t.enq = e.now()
-		e.watchPendingLocked(t)
+		e.watchLocked(t)
 	}
 	t.at = atQueued
 	e.pending.push(t)
 }
 
-func (e *engine) watchPendingLocked(t *Task) {
-	if t.w == nil && t.pdone != nil {
-		e.watchLocked(t)
-	}
-}
-
 // spawnLocked starts a worker for each pending task a free slot allows.
 func (e *engine) spawnLocked() {
-	for e.state < engStopped && e.slotFree() {
+	for e.state < engStopped && (e.limit == 0 || e.active < e.limit) {
 		t := e.takeLocked(e.nums.take(e.keys == nil))
 		if t == nil {
 			return
@@ -548,11 +540,8 @@ func (e *engine) do(ctx context.Context, t *Task) error {
 		return e.runNested(c, t)
 	}
 	e.mu.Lock()
-	if t.lane == nil && e.state == engOpen && e.pending.len() == 0 && len(e.rooms) == 0 && e.slotFree() {
-		e.nextID++
-		t.id = e.nextID
-		e.submitted++
-		e.ev(Enqueued, t, nil)
+	if t.lane == nil && e.state == engOpen && e.pending.len() == 0 && len(e.rooms) == 0 && (e.limit == 0 || e.active < e.limit) {
+		e.numberLocked(t)
 		e.queued++ // takeLocked counts it out
 		e.pending.push(t)
 		t.at = atQueued
@@ -642,23 +631,29 @@ func (e *engine) runNested(c, t *Task) error {
 		e.mu.Unlock()
 		return ErrClosed
 	}
-	e.nextID++
-	t.id = e.nextID
-	e.submitted++
-	e.ev(Enqueued, t, nil)
-	t.slot = c.slot
-	t.at = atTaken
-	e.taken++
-	e.beginLocked(t)
+	e.numberLocked(t)
+	ok := e.borrowLocked(c, t)
 	e.unlock()
+	if !ok {
+		return t.err
+	}
 	return e.runBorrowed(t)
+}
+
+// borrowLocked begins t in the slot of c, or ends it canceled if it was
+// canceled first, and reports which.
+func (e *engine) borrowLocked(c, t *Task) bool {
+	t.slot, t.at = c.slot, atTaken
+	e.taken++
+	if e.beginLocked(t) {
+		return true
+	}
+	e.endLocked(t, TaskCanceled, t.cause())
+	return false
 }
 
 // runBorrowed runs t, begun in the slot of its caller's task, and ends it.
 func (e *engine) runBorrowed(t *Task) error {
-	if t.at == atEnded {
-		return t.err
-	}
 	cur := t
 	defer func() {
 		if cur != nil {
@@ -692,16 +687,11 @@ func (e *engine) helpWait(ctx context.Context, t *Task) {
 	if len(e.rooms) > 0 {
 		e.grantLocked()
 	}
-	t.slot = c.slot
-	t.at = atTaken
-	e.taken++
-	if !e.beginLocked(t) {
-		e.endLocked(t, TaskCanceled, t.cause())
-		e.unlock()
-		return
-	}
+	ok := e.borrowLocked(c, t)
 	e.unlock()
-	e.runBorrowed(t)
+	if ok {
+		e.runBorrowed(t)
+	}
 }
 
 func (e *engine) setLimit(n int) {
@@ -714,7 +704,7 @@ func (e *engine) setLimit(n int) {
 
 // close stops the engine: it refuses new tasks, cancels pending ones and
 // the contexts of running ones, and waits for the stop.
-func (e *engine) close() {
+func (e *engine) close() error {
 	e.mu.Lock()
 	if e.state < engClosing {
 		e.state = engClosing
@@ -737,11 +727,13 @@ func (e *engine) close() {
 	}
 	e.unlock()
 	<-e.stopped
+	return nil
 }
 
 // drain stops the engine once every accepted task has ended, and waits
 // for that or for ctx.
-func (e *engine) drain(ctx context.Context) error {
+func (e *engine) drain(ctx context.Context, what string) error {
+	checkCtx(ctx, what)
 	e.mu.Lock()
 	if e.state == engOpen {
 		e.state = engDraining
@@ -800,10 +792,7 @@ func (e *engine) stats() QueueStats {
 		st.OldestPending = max(e.now()-o.enq, 0)
 	}
 	if e.keys != nil {
-		st.Lanes = e.keys.liveLocked()
-		if age := e.keys.oldestBacklogLocked(e.now()); age > st.OldestPending {
-			st.OldestPending = age
-		}
+		e.keys.statsLocked(&st, e.now())
 	}
 	return st
 }
@@ -919,6 +908,9 @@ type watch struct {
 }
 
 func (e *engine) watchLocked(t *Task) {
+	if t.w != nil || t.pdone == nil && t.at != atRunning && t.at != atTaken {
+		return // listed already, or pending on a context that never ends
+	}
 	d := t.pdone
 	w := e.watches[d]
 	if w == nil {
@@ -943,9 +935,7 @@ func (e *engine) watchLocked(t *Task) {
 
 // listenLocked lists t, running, for its context's Done or AfterFunc.
 func (e *engine) listenLocked(t *Task) {
-	if t.w == nil {
-		e.watchLocked(t)
-	}
+	e.watchLocked(t)
 	if e.closed.Load() && t.at != atEnded {
 		e.cancelCtxLocked(t, doneCanceled)
 	}

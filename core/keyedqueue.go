@@ -232,10 +232,7 @@ func (k *KeyedQueue[K]) SetParallelism(n int) {
 // removed, and returns nil. It may be called more than once,
 // concurrently, and during or after Drain; every call waits. It must not
 // be called from one of the queue's tasks, which it would wait for.
-func (k *KeyedQueue[K]) Close() error {
-	k.e.close()
-	return nil
-}
+func (k *KeyedQueue[K]) Close() error { return k.e.close() }
 
 // Drain stops accepting tasks (Submit and Do return [ErrClosed], including
 // calls waiting for capacity), lets every accepted task run, in order per
@@ -255,7 +252,7 @@ func (k *KeyedQueue[K]) Drain(ctx context.Context) error {
 			return err
 		}
 	}
-	return k.e.drain(ctx)
+	return k.e.drain(ctx, "KeyedQueue.Drain")
 }
 
 // Stats returns a snapshot of the queue's counters, with Lanes, the live
@@ -269,8 +266,7 @@ type laneMap interface {
 	nextLocked(l *lane)
 	dropBacklogsLocked()
 	evictAllLocked()
-	liveLocked() int
-	oldestBacklogLocked(now time.Duration) time.Duration
+	statsLocked(st *QueueStats, now time.Duration)
 }
 
 // nextLocked hands l's next task to the scheduler after its active task
@@ -296,19 +292,18 @@ func (k *KeyedQueue[K]) dropBacklogsLocked() {
 	}
 }
 
-func (k *KeyedQueue[K]) liveLocked() int { return len(k.lanes) }
-
-func (k *KeyedQueue[K]) oldestBacklogLocked(now time.Duration) time.Duration {
-	var age time.Duration
+// statsLocked adds the live lanes to st, and the age of the oldest task
+// at the head of a lane's backlog to OldestPending.
+func (k *KeyedQueue[K]) statsLocked(st *QueueStats, now time.Duration) {
+	st.Lanes = len(k.lanes)
 	for _, l := range k.lanes {
 		for t := l.head; t != nil; t = t.next {
 			if t.at == atLane {
-				age = max(age, now-t.enq)
+				st.OldestPending = max(st.OldestPending, now-t.enq)
 				break
 			}
 		}
 	}
-	return age
 }
 
 // goIdle puts l, without work, at the tail of the idle list, and arms the

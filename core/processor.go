@@ -102,16 +102,12 @@ func (p *Processor[In, Out]) SetParallelism(n int) {
 
 // Close stops the processor, canceling pending and running calls, and
 // waits, as [WorkQueue.Close] does.
-func (p *Processor[In, Out]) Close() error {
-	p.e.close()
-	return nil
-}
+func (p *Processor[In, Out]) Close() error { return p.e.close() }
 
 // Drain stops the processor once every accepted call has returned, as
 // [WorkQueue.Drain] does.
 func (p *Processor[In, Out]) Drain(ctx context.Context) error {
-	checkCtx(ctx, "Processor.Drain")
-	return p.e.drain(ctx)
+	return p.e.drain(ctx, "Processor.Drain")
 }
 
 // Stats returns a snapshot of the processor's counters.

@@ -63,11 +63,11 @@ const (
 // that acquired them.
 type Semaphore struct {
 	// state holds the count for the lock-free paths in fast mode: while
-	// no waiter is queued, lim < fastLimit and
-	// 0 <= cur <= lim. It is then h<<genBits | g, where h is the number
-	// of tokens held and g is resizes&genMask. In locked mode (locked is
-	// set) it holds lockBit less the adds of racing Releases, cur is the
-	// count, and the lock-free paths defer to mu. See the constants above.
+	// no waiter is queued, lim < fastLimit and 0 <= cur <= lim. It is then
+	// h<<genBits | g, where h is the number of tokens held and g is
+	// resizes&genMask. In locked mode (locked is set) it holds lockBit less
+	// the adds of racing Releases, cur is the count, and the lock-free
+	// paths defer to mu. See the constants above.
 	state atomic.Int64
 	// limitMirror is lim, readable without mu by the lock-free acquire
 	// paths. It changes only in locked mode, together with the
@@ -264,21 +264,29 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 	s.unlock()
 
 	var id uint64
+	ev := func(kind EventKind, err error) {
+		if s.cfg.observer != nil {
+			s.cfg.emit(Event{Kind: kind, Task: id, Name: name, Priority: p, Weight: n, Err: err})
+		}
+	}
+	fail := func() (uint64, error) {
+		s.canceled.Add(1)
+		err := ctx.Err()
+		ev(Canceled, err)
+		return 0, err
+	}
 	if s.cfg.observer != nil {
 		id = s.ids.Add(1)
-		now := s.cfg.clock.Now()
-		s.cfg.emit(Event{Kind: Enqueued, Time: now, Task: id, Name: name, Priority: p, Weight: n})
-		s.cfg.emit(Event{Kind: Waiting, Time: now, Task: id, Name: name, Priority: p, Weight: n})
 	}
+	ev(Enqueued, nil)
+	ev(Waiting, nil)
 
 	if done == nil {
 		// A context that never ends: a plain receive, cheaper than a
 		// select.
 		<-w.ready
 		s.spare.Store(w)
-		if s.cfg.observer != nil {
-			s.cfg.emit(Event{Kind: Started, Task: id, Name: name, Priority: p, Weight: n})
-		}
+		ev(Started, nil)
 		return id, nil
 	}
 	select {
@@ -301,12 +309,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 			s.unlock()
 		}
 		s.spare.Store(w) // out of the queue, its grant taken if any: nobody else has it
-		s.canceled.Add(1)
-		err := ctx.Err()
-		if s.cfg.observer != nil {
-			s.cfg.emit(Event{Kind: Canceled, Task: id, Name: name, Priority: p, Weight: n, Err: err})
-		}
-		return 0, err
+		return fail()
 	case <-w.ready:
 		s.spare.Store(w)
 		select {
@@ -314,17 +317,10 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 			// Granted, but the context ended too: prefer the failure, as
 			// x/sync does, and hand the tokens back.
 			s.release(n)
-			s.canceled.Add(1)
-			err := ctx.Err()
-			if s.cfg.observer != nil {
-				s.cfg.emit(Event{Kind: Canceled, Task: id, Name: name, Priority: p, Weight: n, Err: err})
-			}
-			return 0, err
+			return fail()
 		default:
 		}
-		if s.cfg.observer != nil {
-			s.cfg.emit(Event{Kind: Started, Task: id, Name: name, Priority: p, Weight: n})
-		}
+		ev(Started, nil)
 		return id, nil
 	}
 }

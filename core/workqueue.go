@@ -150,10 +150,7 @@ func (q *WorkQueue) SetParallelism(n int) {
 // nil. Close may be called more than once, from several goroutines, and
 // after or during Drain; every call waits for the same stop. It must not
 // be called from one of the queue's own tasks, which it would wait for.
-func (q *WorkQueue) Close() error {
-	q.e.close()
-	return nil
-}
+func (q *WorkQueue) Close() error { return q.e.close() }
 
 // Drain stops the queue gracefully: it refuses new tasks with [ErrClosed]
 // (Submit calls waiting for room get it too), lets every accepted task run
@@ -162,10 +159,7 @@ func (q *WorkQueue) Close() error {
 // background; a later Drain or Close waits for the same stop. Drain may be
 // called more than once and from several goroutines. It must not be called
 // from one of the queue's own tasks, which it would wait for.
-func (q *WorkQueue) Drain(ctx context.Context) error {
-	checkCtx(ctx, "WorkQueue.Drain")
-	return q.e.drain(ctx)
-}
+func (q *WorkQueue) Drain(ctx context.Context) error { return q.e.drain(ctx, "WorkQueue.Drain") }
 
 // Stats returns a snapshot of the queue's counters, in which Submitted is
 // the sum of Pending, Running and the counts of ended tasks. It does not
