@@ -65,6 +65,7 @@ type engine struct {
 	delivered     uint64     // events delivered so far
 	evWaiters     []evWaiter // goroutines waiting for their events to be delivered
 	post          []func()   // to run once e.mu is released: see unlock
+	spawns        []*Task    // tasks taken for new workers, which unlock starts
 	stopReady     bool       // stopped: close stopped once the events are out
 	stopped       chan struct{}
 }
@@ -261,7 +262,7 @@ func (e *engine) spawnLocked() {
 		if t == nil {
 			return
 		}
-		go e.work(t)
+		e.spawns = append(e.spawns, t) // started by unlock, once the events are out
 	}
 }
 
@@ -839,6 +840,10 @@ func (e *engine) laneEv(kind EventKind, l *lane) {
 // tasks', and the arming and stopping of watches (their context may be a
 // task's of this very queue).
 func (e *engine) unlock() {
+	var buf [4]*Task
+	spawns := append(buf[:0], e.spawns...)
+	clear(e.spawns)
+	e.spawns = e.spawns[:0]
 	post := e.post
 	e.post = nil
 	switch {
@@ -857,6 +862,9 @@ func (e *engine) unlock() {
 	}
 	for _, f := range post {
 		f()
+	}
+	for _, t := range spawns {
+		go e.work(t)
 	}
 }
 
