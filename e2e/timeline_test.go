@@ -376,8 +376,10 @@ func TestLargeTrace(t *testing.T) {
 	)
 	took := time.Since(start)
 	t.Logf("a trace of %d tasks loaded in %v", n, took.Round(time.Millisecond))
-	if took > 3*time.Second {
-		t.Errorf("a trace of %d tasks took %v to load, want at most 3 s", n, took.Round(time.Millisecond))
+	// The target is 3 s, which make perf reports on a quiet machine; here,
+	// beside other tests, twice that is a regression.
+	if took > 6*time.Second {
+		t.Errorf("a trace of %d tasks took %v to load, want at most 6 s here (3 s in make perf)", n, took.Round(time.Millisecond))
 	}
 	var saw bool
 	b.run(t, "checking the progress", chromedp.Evaluate(`window.sawProgress`, &saw))
@@ -396,8 +398,10 @@ func TestLargeTrace(t *testing.T) {
 	}
 	frames := b.measureFrames(t, 130) // the last 120 frames: none of the loading
 	t.Logf("zoomed out on %d tasks: frame p95 %.2f ms, worst %.2f ms", n, frames.P95, frames.Max)
-	if frames.P95 > 16 {
-		t.Errorf("frame p95 = %.2f ms zoomed out on %d tasks, want <= 16 ms", frames.P95, n)
+	// 16 ms is the target make perf reports; beside other tests, twice
+	// that is a regression.
+	if frames.P95 > 32 {
+		t.Errorf("frame p95 = %.2f ms zoomed out on %d tasks, want <= 32 ms here (16 ms in make perf)", frames.P95, n)
 	}
 	b.screenshot(t, "large-trace.png")
 	b.checkErrors(t)
@@ -570,7 +574,10 @@ func TestLogs(t *testing.T) {
 	all := log.Items
 	b.run(t, "filtering the log",
 		chromedp.SendKeys("#log-filter", "evicted", chromedp.ByQuery),
-		chromedp.Poll(fmt.Sprintf(`document.querySelectorAll('#log li').length < %d`, all), &ok, chromedp.WithPollingTimeout(waitLong)),
+		// Typed a key at a time: wait for the whole word to be applied.
+		chromedp.Poll(fmt.Sprintf(`document.querySelectorAll('#log li').length < %d &&
+			[...document.querySelectorAll('#log li')].every(li => /evicted|No event/.test(li.textContent))`, all),
+			&ok, chromedp.WithPollingTimeout(waitLong)),
 		chromedp.Evaluate(readLog, &log),
 	)
 	var texts []string
