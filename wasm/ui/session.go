@@ -103,10 +103,12 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 
 // observer returns the observer that feeds rec from a run of primitive.
 // Consume reports its messages with the consumer's name as Key and the
-// handler goroutine as Lane; the timeline gives each handler goroutine a
-// lane of its own, named "consumer-N · M".
+// handler goroutine as Lane, and the shared work queues their tasks with
+// the queue's name as Key and the worker slot as Lane; the timeline gives
+// each handler goroutine or slot a lane of its own, named "consumer-N · M"
+// or "queue-N · M".
 func observer(rec *trace.Recorder, primitive string) func(core.Event) {
-	if primitive != sim.Consume {
+	if !sim.SharesSemaphore(primitive) {
 		return rec.Observe
 	}
 	return func(e core.Event) {
@@ -425,7 +427,7 @@ func (s *Session) Submit(b sim.Burst) error {
 		return fmt.Errorf("a run holds at most %s tasks: this one has %s, and the burst asks for %s more; reset the run or send fewer",
 			formatCount(sim.MaxTasks), formatCount(st.Tasks+queued), formatCount(b.Count))
 	}
-	if s.sc.Primitive != sim.Consume {
+	if !sim.SharesSemaphore(s.sc.Primitive) {
 		s.levels = burstLevels(slices.Clone(s.levels), b)
 	}
 	s.queued = append(s.queued, b)
@@ -859,6 +861,8 @@ func primitiveNoun(p string) string {
 		return "keyed queue"
 	case sim.Consume:
 		return "consumers"
+	case sim.Shared:
+		return "work queues"
 	}
 	return p
 }
