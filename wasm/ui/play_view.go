@@ -23,7 +23,7 @@ var primitiveTitles = map[string]string{
 	sim.Processor: "Processor",
 	sim.Keyed:     "KeyedQueue",
 	sim.Consume:   "Consume",
-	sim.Shared:    "WorkQueues, one limit",
+	sim.Shared:    "WorkQueues + Semaphore",
 }
 
 // Render draws the playground. Before the wasm mounts (server-side
@@ -204,7 +204,7 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 				app.H2().ID("scenario-title").Text(title),
 				app.P().Class("muted").Text(desc),
 			),
-			app.Span().Class("tag").Text(primitiveTitles[sc.Primitive]+signature(sc)),
+			app.Span().Class("tag").Text(tagText(sc)),
 		)
 	}
 	var reading app.UI
@@ -254,10 +254,19 @@ func signature(sc sim.Scenario) string {
 			opts = append(opts, "WithIdleTimeout("+formatClock(time.Duration(sc.IdleMS)*time.Millisecond)+")")
 		}
 		return "(" + strings.TrimPrefix(optList(opts), ", ") + ")"
-	case sim.Consume, sim.Shared:
+	case sim.Consume:
 		return fmt.Sprintf(" ×%d, WithSemaphore(NewSemaphore(%d))", len(sc.Consumers), sc.Limit)
 	}
 	return ""
+}
+
+// tagText names the scenario's primitive with its signature, as the
+// view's heading shows it.
+func tagText(sc sim.Scenario) string {
+	if sc.Primitive == sim.Shared {
+		return fmt.Sprintf("WorkQueue ×%d, WithSemaphore(NewSemaphore(%d))", len(sc.Consumers), sc.Limit)
+	}
+	return primitiveTitles[sc.Primitive] + signature(sc)
 }
 
 func optList(opts []string) string {

@@ -106,10 +106,24 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 // handler goroutine as Lane, and the shared work queues their tasks with
 // the queue's name as Key and the worker slot as Lane; the timeline gives
 // each handler goroutine or slot a lane of its own, named "consumer-N · M"
-// or "queue-N · M".
+// or "queue-N · M". A work queue knows a task's slot only once it starts,
+// and the recorder keeps the first key a task reports, so the queues'
+// events carry the lane's name on Started alone.
 func observer(rec *trace.Recorder, primitive string) func(core.Event) {
 	if !sim.SharesSemaphore(primitive) {
 		return rec.Observe
+	}
+	if primitive == sim.Shared {
+		return func(e core.Event) {
+			if e.Task != 0 {
+				if e.Kind == core.Started && e.Key != "" {
+					e.Key = consumerLane(e.Key, e.Lane)
+				} else {
+					e.Key = ""
+				}
+			}
+			rec.Observe(e)
+		}
 	}
 	return func(e core.Event) {
 		if e.Task != 0 && e.Key != "" {
