@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"sluice/wasm/sim"
 )
@@ -80,6 +82,37 @@ func TestShared(t *testing.T) {
 		t.Errorf("succeeded %d, failed %d, want all but the two reports drawn to fail", s.Succeeded, s.Failed)
 	}
 	b.screenshot(t, "shared-finished.png")
+	reportAxe(t, "/ with the shared-limit preset", b.runAxe(t))
+
+	// From the keyboard: a queue's parallelism of 0 is refused with a
+	// clear message; 1 restarts the run with it.
+	typeInto := func(sel, text string) {
+		t.Helper()
+		b.run(t, "typing "+text+" into "+sel,
+			chromedp.Focus(sel, chromedp.ByQuery),
+			chromedp.Evaluate(`document.activeElement.select(), true`, &done),
+			chromedp.KeyEvent(text),
+			chromedp.KeyEvent(kb.Tab),
+		)
+	}
+	typeInto("#queue-2-parallelism", "0")
+	b.run(t, "waiting for the refusal", chromedp.Poll(
+		`document.querySelector('#message').dataset.kind === "error" && document.querySelector('#message').textContent.includes("parallelism must be between 1 and 10,000; it is 0")`,
+		&done, chromedp.WithPollingTimeout(waitLong)))
+	typeInto("#queue-2-parallelism", "1")
+	b.run(t, "waiting for the new setup", chromedp.Poll(
+		`document.querySelector('#queue-2-parallelism').value === "1" && document.querySelector('#playground').dataset.preset !== "shared-limit"`,
+		&done, chromedp.WithPollingTimeout(waitLong)))
+	s = b.stats(t)
+	link := s.Link
+	if i := strings.Index(link, sim.LinkPrefix); i >= 0 {
+		link = link[i:]
+	}
+	if sc, err := sim.Decode(link); err != nil {
+		t.Errorf("the link after the change does not decode: %v", err)
+	} else if sc.Primitive != sim.Shared || len(sc.Consumers) != 2 || sc.Consumers[1].Concurrency != 1 {
+		t.Errorf("the link after the change carries %+v, want queue-2 with parallelism 1", sc)
+	}
 
 	b.phone(t)
 	open("opening the shared-limit preset on a phone")
