@@ -32,6 +32,7 @@ type backend interface {
 
 // snapshot is a primitive's counters.
 type snapshot struct {
-	queue core.QueueStats
-	sem   core.SemaphoreStats
+	queue  core.QueueStats
+	sem    core.SemaphoreStats
+	queues []core.QueueStats // shared: each work queue's, in order
 }

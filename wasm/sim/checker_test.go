@@ -15,7 +15,8 @@ import (
 // person watching the timeline relies on: each task's events come in
 // order and end once; no more tasks (or tokens) run at once than the
 // limit allows; a key never runs two tasks at once; a consumer never runs
-// more than its concurrency.
+// more than its concurrency, nor a shared work queue more than its
+// parallelism.
 type checker struct {
 	t    *testing.T
 	prim string
@@ -52,7 +53,7 @@ func newChecker(t *testing.T, s sim.Scenario) *checker {
 		tasks: make(map[uint64]*seen), perKey: make(map[string]int), ends: make(map[core.EventKind]int),
 	}
 	for i, cs := range s.Consumers {
-		c.conc[sim.ConsumerName(i)] = cs.Concurrency
+		c.conc[sim.LaneGroupName(s.Primitive, i)] = cs.Concurrency
 	}
 	return c
 }
@@ -103,6 +104,9 @@ func (c *checker) observe(e core.Event) {
 	if c.prim == sim.Consume && !strings.HasPrefix(e.Key, "consumer-") {
 		c.failf("%s: consume event with Key %q, want the consumer's name", s.name, e.Key)
 	}
+	if c.prim == sim.Shared && !strings.HasPrefix(e.Key, "queue-") {
+		c.failf("%s: shared event with Key %q, want the work queue's name", s.name, e.Key)
+	}
 	switch e.Kind {
 	case core.Enqueued:
 		if s.enqueued {
@@ -143,6 +147,13 @@ func (c *checker) observe(e core.Event) {
 		case sim.Consume:
 			if c.perKey[s.key] > c.conc[s.key] {
 				c.failf("%s started: %s runs %d messages, concurrency %d", s.name, s.key, c.perKey[s.key], c.conc[s.key])
+			}
+		case sim.Shared:
+			if c.perKey[s.key] > c.conc[s.key] {
+				c.failf("%s started: %s runs %d tasks, parallelism %d", s.name, s.key, c.perKey[s.key], c.conc[s.key])
+			}
+			if int64(c.running) > c.limit {
+				c.failf("%s started: %d running across the queues, shared limit %d", s.name, c.running, c.limit)
 			}
 		}
 	case core.Finished, core.Failed, core.Canceled, core.Panicked:

@@ -264,10 +264,12 @@ type Stats struct {
 	Lanes      int   // keyed: live lanes
 
 	// The primitive's own counters: Queue for the work queue, processor
-	// and keyed queue; Semaphore for the semaphore, and for consume the
-	// semaphore the consumers share.
+	// and keyed queue; Semaphore for the semaphore, and for consume and
+	// shared the semaphore the consumers or work queues share; Queues for
+	// shared, each work queue's in order.
 	Queue     core.QueueStats
 	Semaphore core.SemaphoreStats
+	Queues    []core.QueueStats
 
 	Goroutines int // runtime.NumGoroutine: every live goroutine of the program
 
@@ -302,6 +304,7 @@ func (r *Runner) Stats() Stats {
 		Lanes:      r.lanes,
 		Queue:      snap.queue,
 		Semaphore:  snap.sem,
+		Queues:     snap.queues,
 		Draining:   r.draining,
 		Drained:    r.drainDone && r.draining,
 		Closing:    r.closing,

@@ -6,8 +6,9 @@
 //
 // Nothing is animated from a model. Every task is a real function inside a
 // real primitive: a goroutine in core.Semaphore.Do, a task of a
-// core.WorkQueue, core.Processor or core.KeyedQueue, or a message handled
-// by core.Consume. Its body sleeps its duration on the virtual [Clock] and
+// core.WorkQueue, core.Processor or core.KeyedQueue (or of one of several
+// work queues sharing a core.Semaphore through core.WithSemaphore), or a
+// message handled by core.Consume. Its body sleeps its duration on the virtual [Clock] and
 // then succeeds, fails or panics; what the page shows is what the
 // primitive reports through core.WithObserver.
 //

@@ -196,7 +196,7 @@ type burst struct {
 	ok, fail, panic, slow int      // relative weights of the outcomes
 	keys                  []string // the key set (KeyedQueue)
 	weight                int64    // tokens per task (Semaphore)
-	consumer              int      // the consumer, from 1; 0 spreads the burst over them (Consume)
+	consumer              int      // the consumer (Consume) or work queue (shared), from 1; 0 spreads the burst over them
 	cancelAfter           time.Duration
 }
 
@@ -255,14 +255,18 @@ func draw(rng *rand.Rand, b burst) []*task {
 	switch s.Primitive {
 	case Keyed:
 		g.p(`		t.key = b.keys[rng.IntN(len(b.keys))]`)
-	case Consume:
+	case Consume, Shared:
+		list := "consumers"
+		if s.Primitive == Shared {
+			list = "queues"
+		}
 		g.p(`		if b.consumer > 0 {
 			t.consumer = b.consumer - 1
 		} else {
-			t.consumer = spread %% len(consumers)
+			t.consumer = spread %% len(%s)
 			spread++
 		}
-		t.prio = consumers[t.consumer].prio`)
+		t.prio = %s[t.consumer].prio`, list, list)
 	}
 	g.p(`		ts = append(ts, t)
 	}
@@ -318,6 +322,19 @@ func (c *counters) observe(e core.Event) {
 		g.p("}")
 		g.p("")
 	}
+	if s.Primitive == Shared {
+		g.p("// queues share one semaphore: each runs at most parallelism tasks at once, and")
+		g.p("// its tasks take its priority, in the queue and on the semaphore.")
+		g.p("var queues = []struct {")
+		g.p("parallelism int")
+		g.p("prio        core.Priority")
+		g.p("}{")
+		for _, c := range s.Consumers {
+			g.p("{%d, %s},", c.Concurrency, prioText(c.Priority))
+		}
+		g.p("}")
+		g.p("")
+	}
 }
 
 // primitive writes the making of the primitive and of submit.
@@ -356,7 +373,7 @@ submit := func(t *task) {
 		sem.Do(t.ctx, t.weight, work(t), core.WithPriority(t.prio), core.WithName(t.name))
 	}()
 }`)
-	case WorkQueue, Processor, Keyed:
+	case WorkQueue, Processor, Keyed, Shared:
 		var opts []string
 		switch s.Primitive {
 		case Keyed:
@@ -372,6 +389,16 @@ submit := func(t *task) {
 		}
 		opts = append(opts, observe)
 		switch s.Primitive {
+		case Shared:
+			g.p("// One limit across the queues: each task takes a token of sem while it runs.")
+			g.p("sem := core.NewSemaphore(%d)", s.Limit)
+			g.p("qs := make([]*core.WorkQueue, len(queues))")
+			g.p("for i, c := range queues {")
+			g.p("qs[i] = core.NewWorkQueue(c.parallelism, %s)", strings.Join(append([]string{"core.WithSemaphore(sem)"}, opts...), ", "))
+			g.p("}")
+			g.p("try := func(t *task) (*core.Task, error) {")
+			g.p("return qs[t.consumer].TrySubmit(work(t), core.WithPriority(t.prio), core.WithName(t.name))")
+			g.p("}")
 		case WorkQueue:
 			g.p("q := core.NewWorkQueue(%d, %s)", s.Limit, strings.Join(opts, ", "))
 			g.p("try := func(t *task) (*core.Task, error) {")
@@ -451,7 +478,7 @@ submit := func(t *task) {
 	g.p("mu.Lock()")
 	g.p("defer mu.Unlock()")
 	switch s.Primitive {
-	case WorkQueue, Processor, Keyed:
+	case WorkQueue, Processor, Keyed, Shared:
 		g.p("if h := handles[name]; h != nil {")
 		g.p("h.Cancel()")
 		g.p("}")
@@ -484,7 +511,7 @@ func (g *gen) action(s Scenario, st codeStep) {
 		g.p("cancelAll()")
 	case ActionLimit:
 		switch s.Primitive {
-		case Semaphore, Consume:
+		case Semaphore, Consume, Shared:
 			g.p("sem.SetLimit(%d)", st.n)
 		case WorkQueue, Processor:
 			g.p("q.SetParallelism(%d)", st.n)
@@ -500,6 +527,15 @@ func (g *gen) action(s Scenario, st codeStep) {
 			g.p("for _, ch := range chans {")
 			g.p("close(ch)")
 			g.p("}")
+			g.p("}")
+		case Shared:
+			g.p("// Drain waits for the accepted work: the timeline goes on meanwhile.")
+			g.p("for _, q := range qs {")
+			g.p("wg.Add(1)")
+			g.p("go func() {")
+			g.p("defer wg.Done()")
+			g.p("q.Drain(ctx)")
+			g.p("}()")
 			g.p("}")
 		default:
 			g.p("wg.Add(1)")
@@ -521,6 +557,10 @@ func (g *gen) action(s Scenario, st codeStep) {
 			g.p("}")
 			g.p("consumed.Wait()")
 			g.p("drained = true")
+		case Shared:
+			g.p("for _, q := range qs {")
+			g.p("q.Close() // cancels pending and running work, and waits")
+			g.p("}")
 		default:
 			g.p("q.Close() // cancels pending and running work, and waits")
 		}
@@ -550,14 +590,20 @@ func (g *gen) finish(s Scenario) {
 		g.p("}")
 		g.p("mu.Unlock()")
 		g.p("wg.Wait()")
-		g.p("q.Close()")
+		if s.Primitive == Shared {
+			g.p("for _, q := range qs {")
+			g.p("q.Close()")
+			g.p("}")
+		} else {
+			g.p("q.Close()")
+		}
 	}
 }
 
 // burstLiteral writes b's fields for the program's burst type.
 func burstLiteral(s Scenario, b Burst) string {
 	f := []string{fmt.Sprintf("count: %d, minMS: %d, maxMS: %d", b.Count, b.MinMS, b.MaxMS)}
-	if s.Primitive != Consume {
+	if !SharesSemaphore(s.Primitive) {
 		switch {
 		case len(b.Levels) > 0:
 			ls := make([]string, len(b.Levels))
@@ -589,7 +635,7 @@ func burstLiteral(s Scenario, b Burst) string {
 		if b.Weight > 1 {
 			f = append(f, fmt.Sprintf("weight: %d", b.Weight))
 		}
-	case Consume:
+	case Consume, Shared:
 		if b.Consumer > 0 {
 			f = append(f, fmt.Sprintf("consumer: %d", b.Consumer))
 		}

@@ -48,7 +48,7 @@ func codeScenarios() map[string]sim.Scenario {
 			log[0].Burst.Weight = 0
 			log[0].Burst.Keys = 2
 			log[3] = sim.Step{Do: sim.StepPause, AtMS: 80}
-		case sim.Consume:
+		case sim.Consume, sim.Shared:
 			s.Consumers = []sim.Consumer{{Concurrency: 2, Priority: 1}, {Concurrency: 1}, {Concurrency: 3, Priority: -7}}
 			s.Bursts[0].Priority = sim.PriorityMix{}
 			s.Bursts[1].Levels = nil
@@ -174,6 +174,24 @@ func TestGoCodeBuilds(t *testing.T) {
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOOS=", "GOARCH=")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+func TestGoCodeSharesOneLimit(t *testing.T) {
+	p, _ := sim.PresetByID("shared-limit")
+	code := p.Scenario.GoCode()
+	for _, want := range []string{
+		"sem := core.NewSemaphore(3)",
+		"qs[i] = core.NewWorkQueue(c.parallelism, core.WithSemaphore(sem), core.WithObserver(counts.observe))",
+		"{3, core.Normal},\n\t{2, core.High},",
+		"draw(rng, burst{count: 6, minMS: 400, maxMS: 800, ok: 5, fail: 1, panic: 0, slow: 0, consumer: 2}),",
+		"t.prio = queues[t.consumer].prio",
+		"return qs[t.consumer].TrySubmit(work(t), core.WithPriority(t.prio), core.WithName(t.name))",
+		"at(4000)\n\tsem.SetLimit(5)",
+	} {
+		if !strings.Contains(code, want) {
+			t.Errorf("the shared-limit preset's code lacks %q:\n%s", want, code)
 		}
 	}
 }

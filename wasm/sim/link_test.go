@@ -146,3 +146,40 @@ func TestOldLinksDecodeAsBefore(t *testing.T) {
 		t.Errorf("Decode = %+v, want %+v", got, want)
 	}
 }
+
+func TestOldConsumeLinksDecodeAsBefore(t *testing.T) {
+	// A consume link written before work queues could share a semaphore
+	// decodes to the scenario it always did.
+	old := pack(`{"v":2,"primitive":"consume","seed":5,"limit":4,"consumers":[{"concurrency":3,"priority":1},{"concurrency":2}],` +
+		`"bursts":[{"count":18,"minMs":300,"maxMs":900,"consumer":2}]}`)
+	got, err := sim.Decode(old)
+	if err != nil {
+		t.Fatalf("Decode = %v", err)
+	}
+	want := sim.Scenario{V: sim.Version, Primitive: sim.Consume, Seed: 5, Limit: 4,
+		Consumers: []sim.Consumer{{Concurrency: 3, Priority: 1}, {Concurrency: 2}},
+		Bursts:    []sim.Burst{{Count: 18, MinMS: 300, MaxMS: 900, Consumer: 2}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Decode = %+v, want %+v", got, want)
+	}
+}
+
+func TestSharedLinkRoundTrip(t *testing.T) {
+	s := sim.Scenario{V: sim.Version, Primitive: sim.Shared, Seed: 9, Limit: 3, Capacity: 5,
+		Consumers: []sim.Consumer{{Concurrency: 3}, {Concurrency: 2, Priority: 1}, {Concurrency: 1, Priority: -4}},
+		Bursts:    []sim.Burst{{Count: 4, MinMS: 10, MaxMS: 20, Consumer: 3}, {AtMS: 5, Count: 2, MinMS: 1, MaxMS: 2}},
+		Actions:   []sim.Action{{AtMS: 30, Do: sim.ActionLimit, N: 1}, {AtMS: 40, Do: sim.ActionDrain}},
+		Log: []sim.Step{{Seq: 1, AtMS: 7, Do: sim.StepBurst, Burst: &sim.Burst{Count: 1, MinMS: 3, MaxMS: 3, Consumer: 2}},
+			{Seq: 2, AtMS: 8, Do: sim.ActionLimit, N: 4}}}
+	got, err := sim.Decode(s.Encode())
+	if err != nil {
+		t.Fatalf("Decode = %v", err)
+	}
+	if !reflect.DeepEqual(got, s) {
+		t.Errorf("Decode(Encode(s)) = %+v, want %+v", got, s)
+	}
+	s.Log[0].Burst.Consumer = 4
+	if _, err := sim.Decode(s.Encode()); err == nil || !strings.Contains(err.Error(), "log entry 1: it is sent to queue 4, but there are only 3") {
+		t.Errorf("Decode of a log burst sent to a missing queue = %v, want it to say so", err)
+	}
+}

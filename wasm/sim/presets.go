@@ -88,6 +88,27 @@ func Presets() []Preset {
 				},
 			},
 		},
+		{
+			ID:    "shared-limit",
+			Title: "Two work queues sharing one global limit",
+			Description: "Two work queues take a token from one semaphore of three for each task they run. " +
+				"queue-1 (imports, Normal) runs at most 3 tasks at once, queue-2 (reports, High) at most 2, and the two " +
+				"together at most 3: the shared limit. Imports arrive first and take all three tokens; the reports that " +
+				"arrive at 0.5 s wait, and the next two tokens the imports free go to them, although imports have waited " +
+				"longer. At 4 s the shared limit rises to 5: then only each queue's own limit holds it back, and 3 imports " +
+				"and 2 reports run at once.",
+			Scenario: Scenario{
+				V: Version, Primitive: Shared, Seed: 7, Limit: 3, ColorBy: "priority", Speed: 1,
+				Consumers: []Consumer{{Concurrency: 3}, {Concurrency: 2, Priority: 1}},
+				Bursts: []Burst{
+					{Count: 9, MinMS: 600, MaxMS: 1200, Consumer: 1},
+					{AtMS: 500, Count: 6, MinMS: 400, MaxMS: 800, Consumer: 2, Outcome: OutcomeMix{OK: 5, Fail: 1}},
+					{AtMS: 3500, Count: 6, MinMS: 600, MaxMS: 1200, Consumer: 1},
+					{AtMS: 3500, Count: 4, MinMS: 400, MaxMS: 800, Consumer: 2},
+				},
+				Actions: []Action{{AtMS: 4000, Do: ActionLimit, N: 5}},
+			},
+		},
 	}
 }
 

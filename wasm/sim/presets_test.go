@@ -1,6 +1,8 @@
 package sim_test
 
 import (
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -111,5 +113,72 @@ func TestPresetBlankTakesTheLargestBurst(t *testing.T) {
 	}
 	if st := r.Stats(); st.Tasks != sim.MaxTasks {
 		t.Errorf("%d tasks made, want %d", st.Tasks, sim.MaxTasks)
+	}
+}
+
+func TestPresetSharedLimit(t *testing.T) {
+	p, _ := sim.PresetByID("shared-limit")
+	sc := p.Scenario
+	if sc.Primitive != sim.Shared || sc.Limit != 3 || len(sc.Consumers) != 2 ||
+		sc.Consumers[0] != (sim.Consumer{Concurrency: 3}) || sc.Consumers[1] != (sim.Consumer{Concurrency: 2, Priority: 1}) {
+		t.Fatalf("the preset is %+v, want the two queues (3, Normal; 2, High) and the limit of 3 its description names", sc)
+	}
+	var mu sync.Mutex
+	running := map[string]int{}
+	total, most, most5 := 0, 0, 0
+	var firstStarts []string // the queues of the first starts after 0.5 s
+	bothFull := false
+	var problems []string
+	r, err := sim.NewRunner(sc, sim.Config{Observe: func(e core.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		at := e.Time.Sub(sim.Epoch)
+		switch e.Kind {
+		case core.Started:
+			running[e.Key]++
+			total++
+			if at < 4*time.Second {
+				most = max(most, total)
+			} else {
+				most5 = max(most5, total)
+			}
+			if at >= 500*time.Millisecond && len(firstStarts) < 2 {
+				firstStarts = append(firstStarts, e.Key)
+			}
+			if running["queue-1"] > 3 || running["queue-2"] > 2 {
+				problems = append(problems, fmt.Sprintf("at %v: %v running, over a queue's own limit", at, running))
+			}
+			if running["queue-1"] == 3 && running["queue-2"] == 2 {
+				bothFull = true
+			}
+		case core.Finished, core.Failed, core.Canceled, core.Panicked:
+			if running[e.Key] > 0 { // a task that started
+				running[e.Key]--
+				total--
+			}
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { r.Stop(); r.Wait() }()
+	for r.Step() {
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range problems {
+		t.Error(p)
+	}
+	if most != 3 {
+		t.Errorf("before 4 s, at most %d tasks ran at once across the queues, want the shared limit of 3", most)
+	}
+	if most5 != 5 || !bothFull {
+		t.Errorf("after 4 s, at most %d ran at once (3 imports and 2 reports at once: %v), want 5, as the description says", most5, bothFull)
+	}
+	if want := []string{"queue-2", "queue-2"}; !slices.Equal(firstStarts, want) {
+		t.Errorf("the first tokens freed after 0.5 s went to %v, want %v: the High reports first", firstStarts, want)
+	}
+	if st := r.Stats(); st.Succeeded+st.Failed != st.Tasks || st.Tasks != 25 {
+		t.Errorf("at the end: %+v, want every one of the 25 tasks to have run", st)
 	}
 }

@@ -157,6 +157,8 @@ func NewRunner(s Scenario, cfg Config) (*Runner, error) {
 	case Consume:
 		r.consume = newConsumeBackend(r)
 		r.b = r.consume
+	case Shared:
+		r.b = newSharedBackend(r)
 	}
 
 	// Bursts in order of time, so that task names follow submission.
@@ -213,14 +215,14 @@ func (r *Runner) makeTasks(b Burst, burst int) []*task {
 			}
 		case Semaphore:
 			t.weight = int64(max(b.Weight, 1))
-		case Consume:
+		case Consume, Shared:
 			if b.Consumer > 0 {
 				t.consumer = b.Consumer - 1
 			} else {
 				t.consumer = r.spread % len(r.sc.Consumers)
 				r.spread++
 			}
-			t.key = ConsumerName(t.consumer)
+			t.key = LaneGroupName(r.sc.Primitive, t.consumer)
 			t.prio = core.Priority(r.sc.Consumers[t.consumer].Priority)
 		}
 		r.tasks = append(r.tasks, t)
@@ -468,6 +470,8 @@ func (r *Runner) noun() string {
 		return "processor"
 	case Keyed:
 		return "keyed queue"
+	case Shared:
+		return "work queues"
 	}
 	return "consumers"
 }

@@ -50,6 +50,18 @@ func scenarios() map[string]sim.Scenario {
 			{AtMS: 500, Count: 3, MinMS: 20, MaxMS: 40},
 		},
 		Actions: []sim.Action{{AtMS: 100, Do: sim.ActionLimit, N: 3}, {AtMS: 300, Do: sim.ActionDrain}}}
+	m["shared-drain"] = sim.Scenario{V: sim.Version, Primitive: sim.Shared, Seed: 11, Limit: 3, Capacity: 8,
+		Consumers: []sim.Consumer{{Concurrency: 2}, {Concurrency: 2, Priority: 1}, {Concurrency: 1, Priority: -1}},
+		Bursts: []sim.Burst{
+			{Count: 15, MinMS: 20, MaxMS: 90, Outcome: mix},
+			{AtMS: 50, Count: 12, MinMS: 20, MaxMS: 40, Consumer: 2, CancelAfterMS: 70},
+			{AtMS: 500, Count: 3, MinMS: 20, MaxMS: 40},
+		},
+		Actions: []sim.Action{{AtMS: 100, Do: sim.ActionLimit, N: 2}, {AtMS: 200, Do: sim.ActionLimit, N: 4}, {AtMS: 300, Do: sim.ActionDrain}}}
+	m["shared-close"] = sim.Scenario{V: sim.Version, Primitive: sim.Shared, Seed: 15, Limit: 2,
+		Consumers: []sim.Consumer{{Concurrency: 2, Priority: -1}, {Concurrency: 1, Priority: 1}},
+		Bursts:    []sim.Burst{{Count: 20, MinMS: 10, MaxMS: 60, Outcome: mix}},
+		Actions:   []sim.Action{{AtMS: 80, Do: sim.ActionCancelAll}, {AtMS: 90, Do: sim.ActionClose}}}
 	levels := []int{5, -3, 100}
 	m["keyed-names"] = sim.Scenario{V: sim.Version, Primitive: sim.Keyed, Seed: 12, Limit: 500, IdleMS: 80,
 		Bursts: []sim.Burst{
@@ -97,7 +109,7 @@ func stepToEnd(t *testing.T, r *sim.Runner, s sim.Scenario) {
 func atRest(t *testing.T, r *sim.Runner, s sim.Scenario) {
 	t.Helper()
 	st := r.Stats()
-	if s.Primitive == sim.Consume || s.Primitive == sim.Semaphore {
+	if s.Primitive == sim.Consume || s.Primitive == sim.Semaphore || s.Primitive == sim.Shared {
 		if st.Semaphore.InUse > st.Semaphore.Limit && st.Semaphore.Limit >= int64(s.Limit) {
 			t.Errorf("at %v: %d tokens in use, limit %d", st.Now, st.Semaphore.InUse, st.Semaphore.Limit)
 		}
@@ -132,6 +144,25 @@ func checkEnd(t *testing.T, r *sim.Runner) {
 		}
 		if q.Lanes != 0 || st.Lanes != 0 {
 			t.Errorf("%d lanes (events: %d) left at the end", q.Lanes, st.Lanes)
+		}
+	case sim.Shared:
+		var sum core.QueueStats
+		for i, q := range st.Queues {
+			if q.MaxRunning > q.Parallelism {
+				t.Errorf("queue %d ran %d tasks at once, parallelism %d", i+1, q.MaxRunning, q.Parallelism)
+			}
+			sum.Submitted += q.Submitted
+			sum.Succeeded += q.Succeeded
+			sum.Failed += q.Failed
+			sum.Canceled += q.Canceled
+			sum.Panicked += q.Panicked
+		}
+		if sum.Submitted != uint64(st.Submitted) || sum.Succeeded != uint64(st.Succeeded) || sum.Failed != uint64(st.Failed) ||
+			sum.Canceled != uint64(st.Canceled) || sum.Panicked != uint64(st.Panicked) {
+			t.Errorf("the queues' counters %+v disagree with the run's %+v", sum, st)
+		}
+		if st.Semaphore.InUse != 0 || st.Semaphore.Waiters != 0 {
+			t.Errorf("the shared semaphore ends with %+v", st.Semaphore)
 		}
 	case sim.Semaphore:
 		if st.Semaphore.InUse != 0 || st.Semaphore.Waiters != 0 {

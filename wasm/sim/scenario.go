@@ -26,11 +26,12 @@ const (
 	Processor = "processor" // core.Processor
 	Keyed     = "keyed"     // core.KeyedQueue, one lane per key
 	Consume   = "consume"   // core.Consume: consumers sharing one core.Semaphore
+	Shared    = "shared"    // core.WorkQueues sharing one core.Semaphore (WithSemaphore)
 )
 
 // Primitives lists the primitive names in the order the playground offers
 // them.
-var Primitives = []string{Semaphore, WorkQueue, Processor, Keyed, Consume}
+var Primitives = []string{Semaphore, WorkQueue, Processor, Keyed, Consume, Shared}
 
 // What the bursts' outcome mix picks from.
 const (
@@ -82,13 +83,13 @@ type Scenario struct {
 	// Limit is the semaphore's tokens, the work queue's or processor's
 	// parallelism (1..10,000), the keyed queue's parallelism across keys
 	// (0..10,000, 0: no limit), or the tokens of the semaphore consumers
-	// share (1..10,000). A run holds at most MaxTasks tasks, so a larger
+	// or work queues share (1..10,000). A run holds at most MaxTasks tasks, so a larger
 	// limit would behave like MaxLimit.
 	Limit     int        `json:"limit"`
 	AgingMS   int        `json:"agingMs,omitempty"`   // semaphore: WithAging step; 0: no aging
-	Capacity  int        `json:"capacity,omitempty"`  // work queue, processor, keyed (per key): WithCapacity; 0: unbounded
+	Capacity  int        `json:"capacity,omitempty"`  // work queue, processor, keyed (per key), shared (per queue): WithCapacity; 0: unbounded
 	IdleMS    int        `json:"idleMs,omitempty"`    // keyed: WithIdleTimeout; 0: core's default (30 s)
-	Consumers []Consumer `json:"consumers,omitempty"` // consume: 1..8 consumers
+	Consumers []Consumer `json:"consumers,omitempty"` // consume: 1..8 consumers; shared: 1..8 work queues
 	ColorBy   string     `json:"colorBy,omitempty"`   // "priority" (the default) or "key"
 	Speed     float64    `json:"speed,omitempty"`     // playback speed, 0.1..10; 0: 1
 	Bursts    []Burst    `json:"bursts,omitempty"`    // work, in any order of At
@@ -100,10 +101,16 @@ type Scenario struct {
 }
 
 // Consumer is one of the consumers that share a semaphore in a "consume"
-// scenario. Its name is "consumer-N", N counting from 1 in list order.
+// scenario, or one of the work queues that share a semaphore in a
+// "shared" scenario. Its name is "consumer-N" or "queue-N" (see
+// [LaneGroupName]), N counting from 1 in list order.
 type Consumer struct {
-	Concurrency int `json:"concurrency"`        // core.WithConcurrency, 1..10,000
-	Priority    int `json:"priority,omitempty"` // its requests' priority on the shared semaphore: any int (-1 Low, 0 Normal, 1 High)
+	// Concurrency is the consumer's core.WithConcurrency, or the work
+	// queue's parallelism (core.NewWorkQueue's first argument): 1..10,000.
+	Concurrency int `json:"concurrency"`
+	// Priority is its requests' priority on the shared semaphore, and for
+	// a work queue its tasks' priority too: any int (-1 Low, 0 Normal, 1 High).
+	Priority int `json:"priority,omitempty"`
 }
 
 // Burst is a batch of tasks submitted together at virtual offset At. Each
@@ -138,8 +145,9 @@ type Burst struct {
 	// Weight is how many semaphore tokens each task holds (1..limit); 0
 	// means 1. Read by the semaphore only.
 	Weight int `json:"weight,omitempty"`
-	// Consumer sends the whole burst to one consumer, counting from 1; 0
-	// spreads it over the consumers in turn. Read by consume only.
+	// Consumer sends the whole burst to one consumer (or, for shared, one
+	// work queue), counting from 1; 0 spreads it over them in turn. Read
+	// by consume and shared only.
 	Consumer int `json:"consumer,omitempty"`
 	// CancelAfterMS cancels each task of the burst this long after it is
 	// submitted, whether it is still waiting or already running; 0 never.
@@ -270,6 +278,8 @@ func (s Scenario) Validate() error {
 			what = "the keyed queue's parallelism"
 		case WorkQueue, Processor:
 			what = "parallelism"
+		case Shared:
+			what = "the shared limit"
 		}
 		v.addf("%s", limitProblem(what, s.Limit, lo))
 	}
@@ -281,12 +291,23 @@ func (s Scenario) Validate() error {
 	if s.Primitive == Consume && len(s.Consumers) == 0 {
 		v.addf("a consume scenario needs at least one consumer")
 	}
+	if s.Primitive == Shared && len(s.Consumers) == 0 {
+		v.addf("a shared scenario needs at least one work queue")
+	}
 	if len(s.Consumers) > MaxConsumers {
-		v.addf("at most %d consumers can share the semaphore; this scenario has %d", MaxConsumers, len(s.Consumers))
+		if s.Primitive == Shared {
+			v.addf("at most %d work queues can share the semaphore; this scenario has %d", MaxConsumers, len(s.Consumers))
+		} else {
+			v.addf("at most %d consumers can share the semaphore; this scenario has %d", MaxConsumers, len(s.Consumers))
+		}
 	}
 	for i, c := range s.Consumers {
 		if c.Concurrency < 1 || c.Concurrency > MaxConcurrency {
-			v.addf("consumer %d: concurrency must be between 1 and %s; it is %s", i+1, num(MaxConcurrency), num(c.Concurrency))
+			if s.Primitive == Shared {
+				v.addf("queue %d: parallelism must be between 1 and %s; it is %s", i+1, num(MaxConcurrency), num(c.Concurrency))
+			} else {
+				v.addf("consumer %d: concurrency must be between 1 and %s; it is %s", i+1, num(MaxConcurrency), num(c.Concurrency))
+			}
 		}
 	}
 	switch s.ColorBy {
@@ -430,6 +451,8 @@ func (b Burst) problems(s Scenario) []string {
 		v.addf("the consumer must be 0 (spread over all) or a consumer's number; it is %s", num(b.Consumer))
 	case s.Primitive == Consume && b.Consumer > len(s.Consumers):
 		v.addf("it is sent to consumer %d, but there are only %d", b.Consumer, len(s.Consumers))
+	case s.Primitive == Shared && b.Consumer > len(s.Consumers):
+		v.addf("it is sent to queue %d, but there are only %d", b.Consumer, len(s.Consumers))
 	}
 	v.rangeMS("cancel-after", b.CancelAfterMS, 0, MaxOffsetMS)
 	return v.problems
@@ -595,6 +618,25 @@ func num(n int) string {
 // ConsumerName returns the name of consumer i, counting from 0: the Key of
 // its tasks' events.
 func ConsumerName(i int) string { return "consumer-" + strconv.Itoa(i+1) }
+
+// QueueName returns the name of work queue i of a shared scenario,
+// counting from 0: the Key of its tasks' events.
+func QueueName(i int) string { return "queue-" + strconv.Itoa(i+1) }
+
+// LaneGroupName returns the name of entry i of a scenario's Consumers,
+// counting from 0: QueueName for shared, ConsumerName otherwise.
+func LaneGroupName(primitive string, i int) string {
+	if primitive == Shared {
+		return QueueName(i)
+	}
+	return ConsumerName(i)
+}
+
+// SharesSemaphore reports whether the primitive runs several consumers or
+// work queues (Scenario.Consumers) over one shared semaphore: their events
+// carry the consumer's or queue's name as Key, and their lanes are
+// grouped by it.
+func SharesSemaphore(primitive string) bool { return primitive == Consume || primitive == Shared }
 
 // KeyName returns the name of key i of a burst's key set, counting from 0.
 func KeyName(i int) string { return "device-" + strconv.Itoa(i+1) }

@@ -49,7 +49,7 @@ func base(p string) sim.Scenario {
 	switch p {
 	case sim.Keyed:
 		s.Bursts[0].Keys = 2
-	case sim.Consume:
+	case sim.Consume, sim.Shared:
 		s.Consumers = []sim.Consumer{{Concurrency: 1}}
 	}
 	return s
@@ -75,6 +75,11 @@ func TestValidate(t *testing.T) {
 		{"no consumers", sim.Consume, func(s *sim.Scenario) { s.Consumers = nil }, "a consume scenario needs at least one consumer"},
 		{"too many consumers", sim.Consume, func(s *sim.Scenario) { s.Consumers = make([]sim.Consumer, 9) }, "at most 8 consumers"},
 		{"consumer concurrency", sim.Consume, func(s *sim.Scenario) { s.Consumers[0].Concurrency = 0 }, "consumer 1: concurrency must be between 1 and 10,000; it is 0"},
+		{"no queues", sim.Shared, func(s *sim.Scenario) { s.Consumers = nil }, "a shared scenario needs at least one work queue"},
+		{"too many queues", sim.Shared, func(s *sim.Scenario) { s.Consumers = make([]sim.Consumer, 9) }, "at most 8 work queues can share the semaphore; this scenario has 9"},
+		{"queue parallelism", sim.Shared, func(s *sim.Scenario) { s.Consumers[0].Concurrency = 0 }, "queue 1: parallelism must be between 1 and 10,000; it is 0"},
+		{"shared limit", sim.Shared, func(s *sim.Scenario) { s.Limit = 0 }, "the shared limit must be between 1 and 10,000; it is 0"},
+		{"queue number", sim.Shared, func(s *sim.Scenario) { s.Bursts[0].Consumer = 3 }, "burst 1: it is sent to queue 3, but there are only 1"},
 		{"colour", sim.Semaphore, func(s *sim.Scenario) { s.ColorBy = "mood" }, `colour-by must be "priority" or "key"`},
 		{"speed", sim.Semaphore, func(s *sim.Scenario) { s.Speed = 50 }, "speed must be between 0.1x and 10x; it is 50x"},
 		{"huge burst", sim.Semaphore, func(s *sim.Scenario) { s.Bursts[0].Count = 50000 }, "burst 1: a burst can hold at most 10,000 tasks; this one asks for 50,000"},

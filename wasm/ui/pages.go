@@ -40,7 +40,7 @@ func notes() app.UI {
 		app.H2().Text("How to read the playground"),
 		app.Dl().Class("note-list").Body(
 			item("Lanes", "One row per worker slot (WorkQueue, Processor), per concurrent holder (Semaphore), per key (KeyedQueue) "+
-				"or per consumer's handler goroutine (Consume). A bar runs from the moment a task started to the moment it ended; "+
+				"per consumer's handler goroutine (Consume) or per worker slot of each queue (WorkQueues sharing one limit). A bar runs from the moment a task started to the moment it ended; "+
 				"running bars are drawn strong, finished ones soft, with a red end when the task failed, violet when it panicked "+
 				"and grey when it was canceled. A green tick marks a lane created, a grey one a lane evicted."),
 			item("Waiting", "Above the lanes, the tasks accepted but not started, one row per priority, oldest first. "+

@@ -326,6 +326,9 @@ func fitScenario(sc *sim.Scenario) {
 	if sc.Primitive == sim.Consume && len(sc.Consumers) == 0 {
 		sc.Consumers = []sim.Consumer{{Concurrency: 2, Priority: 1}, {Concurrency: 2}}
 	}
+	if sc.Primitive == sim.Shared && len(sc.Consumers) == 0 {
+		sc.Consumers = []sim.Consumer{{Concurrency: 3}, {Concurrency: 2, Priority: 1}}
+	}
 	bursts := make([]*sim.Burst, 0, len(sc.Bursts)+len(sc.Log))
 	for i := range sc.Bursts {
 		bursts = append(bursts, &sc.Bursts[i])
@@ -342,7 +345,7 @@ func fitScenario(sc *sim.Scenario) {
 		if sc.Primitive == sim.Semaphore && b.Weight > sc.Limit {
 			b.Weight = sc.Limit
 		}
-		if sc.Primitive == sim.Consume && b.Consumer > len(sc.Consumers) {
+		if sim.SharesSemaphore(sc.Primitive) && b.Consumer > len(sc.Consumers) {
 			b.Consumer = 0
 		}
 	}
@@ -559,7 +562,7 @@ func (p *Play) submit(ctx app.Context, b sim.Burst) {
 	if len(b.Levels) > 0 {
 		b.Priority = sim.PriorityMix{}
 	}
-	if p.sc.Primitive == sim.Consume {
+	if sim.SharesSemaphore(p.sc.Primitive) {
 		b.Levels = nil
 	}
 	if len(b.KeyNames) > 0 {
@@ -571,7 +574,7 @@ func (p *Play) submit(ctx app.Context, b sim.Burst) {
 	if p.sc.Primitive != sim.Semaphore {
 		b.Weight = 0
 	}
-	if p.sc.Primitive != sim.Consume {
+	if !sim.SharesSemaphore(p.sc.Primitive) {
 		b.Consumer = 0
 	}
 	ok := fmt.Sprintf("Added %s %s.", formatCount(b.Count), plural(b.Count, "task", "tasks"))

@@ -23,6 +23,7 @@ var primitiveTitles = map[string]string{
 	sim.Processor: "Processor",
 	sim.Keyed:     "KeyedQueue",
 	sim.Consume:   "Consume",
+	sim.Shared:    "WorkQueues + Semaphore",
 }
 
 // Render draws the playground. Before the wasm mounts (server-side
@@ -203,7 +204,7 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 				app.H2().ID("scenario-title").Text(title),
 				app.P().Class("muted").Text(desc),
 			),
-			app.Span().Class("tag").Text(primitiveTitles[sc.Primitive]+signature(sc)),
+			app.Span().Class("tag").Text(tagText(sc)),
 		)
 	}
 	var reading app.UI
@@ -257,6 +258,15 @@ func signature(sc sim.Scenario) string {
 		return fmt.Sprintf(" ×%d, WithSemaphore(NewSemaphore(%d))", len(sc.Consumers), sc.Limit)
 	}
 	return ""
+}
+
+// tagText names the scenario's primitive with its signature, as the
+// view's heading shows it.
+func tagText(sc sim.Scenario) string {
+	if sc.Primitive == sim.Shared {
+		return fmt.Sprintf("WorkQueue ×%d, WithSemaphore(NewSemaphore(%d))", len(sc.Consumers), sc.Limit)
+	}
+	return primitiveTitles[sc.Primitive] + signature(sc)
 }
 
 func optList(opts []string) string {
@@ -741,6 +751,8 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 		lo, limitLabel, limitHint = 0, "Parallelism across keys", "WithParallelism; 0: no limit"
 	case sim.Consume:
 		limitLabel, limitHint = "Shared semaphore tokens", "one global limit for every consumer"
+	case sim.Shared:
+		limitLabel, limitHint = "Shared semaphore tokens", "one global limit for every queue's tasks"
 	}
 	fields = append(fields, p.numField("limit", limitLabel, limitHint, sc.Limit, lo, sim.MaxLimit, func(ctx app.Context, n int) {
 		p.edit(ctx, func(sc *sim.Scenario) { sc.Limit = n })
@@ -759,6 +771,11 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 			p.edit(ctx, func(sc *sim.Scenario) { sc.IdleMS = n })
 		}))
 	case sim.Consume:
+		fields = append(fields, p.renderConsumers(sc))
+	case sim.Shared:
+		fields = append(fields, p.numField("capacity", "Capacity (per queue)", "WithCapacity: pending tasks each queue holds; 0: unbounded", sc.Capacity, 0, sim.MaxCapacity, func(ctx app.Context, n int) {
+			p.edit(ctx, func(sc *sim.Scenario) { sc.Capacity = n })
+		}))
 		fields = append(fields, p.renderConsumers(sc))
 	}
 	fields = append(fields,
@@ -790,17 +807,26 @@ func (p *Play) onColorBy(ctx app.Context, e app.Event) {
 	p.command(ctx, "", func() error { p.sess.SetColorBy(v); return nil })
 }
 
+// renderConsumers draws the list of consumers (consume) or work queues
+// (shared) that share the semaphore: each one's concurrency or
+// parallelism, and its priority.
 func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
+	unit, size, sizeTitle, label := "consumer", "concurrency", "WithConcurrency", "Consumers (concurrency, priority: any whole number)"
+	if sc.Primitive == sim.Shared {
+		unit, size, sizeTitle, label = "queue", "parallelism", "NewWorkQueue(n, WithSemaphore(sem))", "Work queues (parallelism, priority: any whole number)"
+	}
 	var rows []app.UI
 	for i, c := range sc.Consumers {
+		name := sim.LaneGroupName(sc.Primitive, i)
 		rows = append(rows, app.Div().Class("consumer-row").Body(
-			app.Span().Class("consumer-name").Text(sim.ConsumerName(i)),
-			app.Input().Type("number").ID(fmt.Sprintf("consumer-%d-concurrency", i+1)).Class("input input-small").
-				Min(1).Max(sim.MaxConcurrency).Value(c.Concurrency).Title("%s", "WithConcurrency").Disabled(!p.mounted).
+			app.Span().Class("consumer-name").Text(name),
+			app.Input().Type("number").ID(fmt.Sprintf("%s-%d-%s", unit, i+1, size)).Class("input input-small").
+				Min(1).Max(sim.MaxConcurrency).Value(c.Concurrency).Title("%s", sizeTitle).
+				Aria("label", name+" "+size).Disabled(!p.mounted).
 				OnChange(func(ctx app.Context, e app.Event) {
 					n, err := strconv.Atoi(strings.TrimSpace(ctx.JSSrc().Get("value").String()))
 					if err != nil {
-						p.fail(fmt.Errorf("a consumer's concurrency must be a whole number"))
+						p.fail(fmt.Errorf("a %s's %s must be a whole number", unit, size))
 						return
 					}
 					p.edit(ctx, func(sc *sim.Scenario) {
@@ -809,14 +835,14 @@ func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
 						}
 					})
 				}, "conc", i),
-			app.Input().Type("number").ID(fmt.Sprintf("consumer-%d-priority", i+1)).Class("input input-small").
+			app.Input().Type("number").ID(fmt.Sprintf("%s-%d-priority", unit, i+1)).Class("input input-small").
 				Step(1).Value(c.Priority).Title("%s", "WithPriority: any whole number; 1 High, 0 Normal, -1 Low").
-				Aria("label", sim.ConsumerName(i)+" priority").Disabled(!p.mounted).
+				Aria("label", name+" priority").Disabled(!p.mounted).
 				OnChange(func(ctx app.Context, e app.Event) {
 					v := strings.TrimSpace(ctx.JSSrc().Get("value").String())
 					n, err := strconv.Atoi(v)
 					if err != nil {
-						p.fail(fmt.Errorf("a consumer's priority must be a whole number, such as 1 (High), 0 (Normal), -1 (Low) or 100; %q is not one", truncate(v, 20)))
+						p.fail(fmt.Errorf("a %s's priority must be a whole number, such as 1 (High), 0 (Normal), -1 (Low) or 100; %q is not one", unit, truncate(v, 20)))
 						return
 					}
 					p.edit(ctx, func(sc *sim.Scenario) {
@@ -825,7 +851,7 @@ func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
 						}
 					})
 				}, "prio", i),
-			app.Button().Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) <= 1).Aria("label", "Remove "+sim.ConsumerName(i)).Text("×").
+			app.Button().Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) <= 1).Aria("label", "Remove "+name).Text("×").
 				OnClick(func(ctx app.Context, e app.Event) {
 					p.edit(ctx, func(sc *sim.Scenario) {
 						if i < len(sc.Consumers) && len(sc.Consumers) > 1 {
@@ -836,10 +862,10 @@ func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
 		))
 	}
 	return app.Div().Class("field").Body(
-		app.Span().Class("field-label").Text("Consumers (concurrency, priority: any whole number)"),
+		app.Span().Class("field-label").Text(label),
 		app.Div().Class("consumers").Body(rows...),
-		app.Button().ID("add-consumer").Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) >= sim.MaxConsumers).
-			Text("+ consumer").OnClick(func(ctx app.Context, e app.Event) {
+		app.Button().ID("add-"+unit).Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) >= sim.MaxConsumers).
+			Text("+ "+unit).OnClick(func(ctx app.Context, e app.Event) {
 			p.edit(ctx, func(sc *sim.Scenario) {
 				if len(sc.Consumers) < sim.MaxConsumers {
 					sc.Consumers = append(sc.Consumers, sim.Consumer{Concurrency: 2})
@@ -858,7 +884,7 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 			p.numField("burst-max", "Longest (ms)", "", f.MaxMS, 1, sim.MaxDurationMS, func(_ app.Context, n int) { p.form.MaxMS = n }),
 		),
 	}
-	if sc.Primitive != sim.Consume {
+	if !sim.SharesSemaphore(sc.Primitive) {
 		fields = append(fields, app.Div().Class("field").Body(
 			app.Span().Class("field-label").Text("Priority mix (relative weights)"),
 			app.Div().Class("field-row field-row-3").Body(
@@ -886,10 +912,10 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 			p.listField("burst-key-names", "Key names", "eu-west, us-east", "or name the keys, separated by commas (up to 1,000, 64 bytes each); they replace device-N", p.keysText))
 	case sim.Semaphore:
 		fields = append(fields, p.numField("burst-weight", "Weight (tokens per task)", "", max(f.Weight, 1), 1, sim.MaxLimit, func(_ app.Context, n int) { p.form.Weight = n }))
-	case sim.Consume:
+	case sim.Consume, sim.Shared:
 		opts := []app.UI{app.Option().Value("0").Selected(f.Consumer == 0).Text("spread over all")}
 		for i := range sc.Consumers {
-			opts = append(opts, app.Option().Value(strconv.Itoa(i+1)).Selected(f.Consumer == i+1).Text(sim.ConsumerName(i)))
+			opts = append(opts, app.Option().Value(strconv.Itoa(i+1)).Selected(f.Consumer == i+1).Text(sim.LaneGroupName(sc.Primitive, i)))
 		}
 		fields = append(fields, app.Label().Class("field").Body(
 			app.Span().Class("field-label").Text("Send to"),

@@ -103,11 +103,27 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 
 // observer returns the observer that feeds rec from a run of primitive.
 // Consume reports its messages with the consumer's name as Key and the
-// handler goroutine as Lane; the timeline gives each handler goroutine a
-// lane of its own, named "consumer-N · M".
+// handler goroutine as Lane, and the shared work queues their tasks with
+// the queue's name as Key and the worker slot as Lane; the timeline gives
+// each handler goroutine or slot a lane of its own, named "consumer-N · M"
+// or "queue-N · M". A work queue knows a task's slot only once it starts,
+// and the recorder keeps the first key a task reports, so the queues'
+// events carry the lane's name on Started alone.
 func observer(rec *trace.Recorder, primitive string) func(core.Event) {
-	if primitive != sim.Consume {
+	if !sim.SharesSemaphore(primitive) {
 		return rec.Observe
+	}
+	if primitive == sim.Shared {
+		return func(e core.Event) {
+			if e.Task != 0 {
+				if e.Kind == core.Started && e.Key != "" {
+					e.Key = consumerLane(e.Key, e.Lane)
+				} else {
+					e.Key = ""
+				}
+			}
+			rec.Observe(e)
+		}
 	}
 	return func(e core.Event) {
 		if e.Task != 0 && e.Key != "" {
@@ -425,7 +441,7 @@ func (s *Session) Submit(b sim.Burst) error {
 		return fmt.Errorf("a run holds at most %s tasks: this one has %s, and the burst asks for %s more; reset the run or send fewer",
 			formatCount(sim.MaxTasks), formatCount(st.Tasks+queued), formatCount(b.Count))
 	}
-	if s.sc.Primitive != sim.Consume {
+	if !sim.SharesSemaphore(s.sc.Primitive) {
 		s.levels = burstLevels(slices.Clone(s.levels), b)
 	}
 	s.queued = append(s.queued, b)
@@ -859,6 +875,8 @@ func primitiveNoun(p string) string {
 		return "keyed queue"
 	case sim.Consume:
 		return "consumers"
+	case sim.Shared:
+		return "work queues"
 	}
 	return p
 }

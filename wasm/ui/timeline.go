@@ -336,7 +336,7 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 	clear(t.rowOf)
 	holder := f.Primitive == sim.Semaphore
 	slots := 0
-	if !f.Replay && f.Limit > 0 && f.Primitive != sim.Keyed && f.Primitive != sim.Consume {
+	if !f.Replay && f.Limit > 0 && f.Primitive != sim.Keyed && !sim.SharesSemaphore(f.Primitive) {
 		slots = min(f.Limit, maxRows)
 	}
 	var slotLanes, keyLanes []*trace.Lane

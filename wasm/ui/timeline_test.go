@@ -186,6 +186,31 @@ func TestTimelineConsumers(t *testing.T) {
 	}
 }
 
+func TestTimelineSharedQueues(t *testing.T) {
+	ps, _ := sim.PresetByID("shared-limit")
+	s, err := ui.NewSession(ps.Scenario, ps.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	playFor(s, time.Second)
+	tl := ui.NewTimeline(true)
+	var p ui.TestPainter
+	ui.DrawFrame(tl, &p, s, 0, 700, ui.Point{})
+	// By 1 s the imports have run on queue-1's three slots and two
+	// reports on queue-2's two: one lane per slot, named after its queue.
+	want := []string{"queue-1 · 1", "queue-1 · 2", "queue-1 · 3", "queue-2 · 1", "queue-2 · 2"}
+	var got []string
+	for _, text := range p.Texts {
+		if strings.HasPrefix(text, "queue-") {
+			got = append(got, text)
+		}
+	}
+	if !slices.Equal(got, want) || tl.Lanes != len(want) {
+		t.Errorf("lanes = %d, rows %q; want %q", tl.Lanes, got, want)
+	}
+}
+
 func TestTimelineReplay(t *testing.T) {
 	foreign := `{"traceEvents":[
 		{"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"db pool"}},

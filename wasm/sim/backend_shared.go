@@ -1,0 +1,214 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+
+	"sluice/core"
+)
+
+// sharedBackend runs one core.WorkQueue per entry of Scenario.Consumers,
+// each with its own parallelism, all drawing a token from one shared
+// core.Semaphore (core.WithSemaphore) for each task they run. A task's
+// priority is its queue's: it orders the queue's pending tasks and the
+// semaphore's waiters.
+//
+// Each queue has its own observer and numbers its tasks itself; the
+// observer finds the task by its name, counts it for its queue, and gives
+// the event the queue's name as Key, so that the page draws one lane per
+// queue slot.
+type sharedBackend struct {
+	sem    *core.Semaphore // shared; no observer: its grants show in the queues' events
+	queues []*sharedQueue
+}
+
+// sharedQueue is one work queue. Its counts, from its events, are guarded
+// by Runner.mu; the fields above the line are immutable.
+type sharedQueue struct {
+	name string
+	par  int
+	q    *core.WorkQueue
+
+	pending, running int  // tasks Enqueued and not started; started and not ended
+	enqueued, ended  int  // Enqueued events; terminal events
+	closed           bool // the queue reported Closed
+}
+
+func newSharedBackend(r *Runner) *sharedBackend {
+	b := &sharedBackend{sem: core.NewSemaphore(int64(r.sc.Limit), core.WithClock(r.clock))}
+	for i, c := range r.sc.Consumers {
+		sq := &sharedQueue{name: QueueName(i), par: c.Concurrency}
+		opts := []core.Option{
+			core.WithSemaphore(b.sem),
+			core.WithObserver(func(e core.Event) { b.observe(r, sq, e) }),
+			core.WithClock(r.clock),
+		}
+		if r.sc.Capacity > 0 {
+			opts = append(opts, core.WithCapacity(r.sc.Capacity))
+		}
+		sq.q = core.NewWorkQueue(c.Concurrency, opts...)
+		b.queues = append(b.queues, sq)
+	}
+	return b
+}
+
+// observe is queue sq's observer.
+func (b *sharedBackend) observe(r *Runner, sq *sharedQueue, e core.Event) {
+	errText := errorText(e.Err)
+	r.mu.Lock()
+	if e.Task != 0 {
+		if t := r.byName(e.Name); t != nil {
+			p0 := t.phase
+			r.apply(t, &e, errText)
+			p1 := t.phase
+			sq.pending += b2i(p1.pending()) - b2i(p0.pending())
+			sq.running += b2i(p1.running()) - b2i(p0.running())
+			sq.enqueued += b2i(p0 == phSubmitting && p1 == phQueued)
+			sq.ended += b2i(p1 == phEnded && p0 != phEnded)
+			e.Task = uint64(t.n)
+		}
+	} else if e.Kind == core.Closed {
+		sq.closed = true
+		r.logLocked(Message{At: r.now(), Text: fmt.Sprintf("%s has stopped: every task it accepted has ended", sq.name)})
+		if b.drained(r) {
+			r.closedSeen = true
+		}
+		r.checkDrained()
+		r.gen++
+		r.nudge()
+	}
+	e.Key = sq.name
+	r.mu.Unlock()
+	r.forward(e)
+	r.flush()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (b *sharedBackend) submit(r *Runner, t *task) {
+	h, err := b.queues[t.consumer].q.TrySubmit(r.body(t), core.WithName(t.name), core.WithPriority(t.prio))
+	r.mu.Lock()
+	if err != nil {
+		if t.phase == phSubmitting {
+			r.refuseLocked(t, err)
+			r.checkDrained()
+		}
+		r.mu.Unlock()
+		return
+	}
+	t.cancel = h.Cancel
+	kicked := t.kicked
+	r.mu.Unlock()
+	if kicked {
+		h.Cancel()
+	}
+}
+
+func (b *sharedBackend) snapshot() snapshot {
+	s := snapshot{sem: b.sem.Stats(), queues: make([]core.QueueStats, len(b.queues))}
+	for i, sq := range b.queues {
+		s.queues[i] = sq.q.Stats()
+	}
+	return s
+}
+
+// quiet: each queue's counters agree with its events, the shared
+// semaphore's tokens are held by the tasks that started, and every task a
+// queue has taken into a free slot waits for a token: a queue with free
+// slots takes its pending tasks at once, and such a task waits on the
+// semaphore (counted in Pending) until it is granted one, which starts
+// it. A drain or close that has nothing left to do in a queue must also
+// have reported the queue Closed.
+func (b *sharedBackend) quiet(r *Runner, s snapshot) bool {
+	if s.sem.InUse != r.tokens {
+		return false
+	}
+	taken := 0
+	for i, sq := range b.queues {
+		st := s.queues[i]
+		if st.Pending != sq.pending || st.Running != sq.running || st.Submitted != uint64(sq.enqueued) ||
+			st.Succeeded+st.Failed+st.Canceled+st.Panicked != uint64(sq.ended) {
+			return false
+		}
+		taken += max(min(sq.pending, sq.par-sq.running), 0)
+		if (r.draining || r.closing) && sq.pending+sq.running == 0 && !sq.closed {
+			return false
+		}
+	}
+	return s.sem.Waiters == taken
+}
+
+func (b *sharedBackend) refusal(r *Runner) string { return "" }
+
+func (b *sharedBackend) drained(r *Runner) bool {
+	for _, sq := range b.queues {
+		if !sq.closed {
+			return false
+		}
+	}
+	return true
+}
+
+// setLimit resizes the shared semaphore. The semaphore has no observer, so
+// the runner reports the change as a Resized event itself.
+func (b *sharedBackend) setLimit(r *Runner, n int) error {
+	b.sem.SetLimit(int64(n))
+	r.mu.Lock()
+	r.limit = n
+	r.gen++
+	r.mu.Unlock()
+	r.forward(core.Event{Kind: core.Resized, Time: r.clock.Now(), Weight: int64(n)})
+	return nil
+}
+
+// drain starts every queue's Drain. A work queue switches to draining
+// before it looks at the context, so a context that has already ended
+// makes Drain return at once; completion shows as each queue's Closed.
+func (b *sharedBackend) drain(r *Runner) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, sq := range b.queues {
+		sq.q.Drain(ctx)
+	}
+}
+
+// close kicks every live task (each queue's Close cancels them) and closes
+// the queues on a goroutine of the runner's, which counts as busy until
+// the last Close returns.
+func (b *sharedBackend) close(r *Runner) {
+	r.mu.Lock()
+	for _, t := range r.tasks {
+		if t.phase.live() && !t.kicked {
+			r.kick(t)
+		}
+	}
+	r.aux++
+	r.mu.Unlock()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		for _, sq := range b.queues {
+			sq.q.Close()
+		}
+		r.mu.Lock()
+		r.aux--
+		r.gen++
+		r.mu.Unlock()
+		r.nudge()
+	}()
+}
+
+func (b *sharedBackend) stop(r *Runner) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		for _, sq := range b.queues {
+			sq.q.Close()
+		}
+	}()
+}
