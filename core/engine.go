@@ -63,7 +63,7 @@ type engine struct {
 	emitting      bool
 	appended      uint64     // events appended so far
 	delivered     uint64     // events delivered so far
-	evWaiters     []evWaiter // goroutines waiting for their events to be delivered
+	evWaiters     []evWaiter // goroutines waiting until the events up to seq are delivered
 	post          []func()   // to run once e.mu is released: see unlock
 	spawns        []*Task    // tasks taken for new workers, which unlock starts
 	stopReady     bool       // stopped: close stopped once the events are out
@@ -89,6 +89,11 @@ func newEngine(limit int, cfg config) *engine {
 }
 
 func (e *engine) now() time.Duration { return e.cfg.clock.Now().Sub(e.epoch) }
+
+type evWaiter struct {
+	seq uint64
+	ch  chan struct{}
+}
 
 // room is a Submit call waiting for room in the queue, or in its lane.
 type room struct {
@@ -818,12 +823,6 @@ func (e *engine) ev(kind EventKind, t *Task, err error) {
 	e.appended++
 }
 
-// evWaiter is a goroutine waiting until the events up to seq are delivered.
-type evWaiter struct {
-	seq uint64
-	ch  chan struct{}
-}
-
 // laneEv appends a lane event for l if there is an observer.
 func (e *engine) laneEv(kind EventKind, l *lane) {
 
@@ -842,8 +841,7 @@ func (e *engine) laneEv(kind EventKind, l *lane) {
 func (e *engine) unlock() {
 	var buf [4]*Task
 	spawns := append(buf[:0], e.spawns...)
-	clear(e.spawns)
-	e.spawns = e.spawns[:0]
+	e.spawns = slices.Delete(e.spawns, 0, len(e.spawns)) // zeroes what it drops
 	post := e.post
 	e.post = nil
 	switch {

@@ -260,8 +260,7 @@ func (k *KeyedQueue[K]) Drain(ctx context.Context) error {
 // does not block on running tasks.
 func (k *KeyedQueue[K]) Stats() QueueStats { return k.e.stats() }
 
-// ---- the engine's hooks (laneMap), called with e.mu held ----
-
+// laneMap is what the engine asks of a KeyedQueue, with e.mu held.
 type laneMap interface {
 	nextLocked(l *lane)
 	dropBacklogsLocked()

@@ -3,19 +3,14 @@ package core
 // pendingQueue holds an engine's tasks that wait for a slot: highest
 // priority first, and in arrival order within a priority.
 //
-// Each priority with tasks has a level, a FIFO ring; levels are kept in a
-// slice sorted by priority, highest first, so the next task is always at
-// the head of levels[0]. Push and pop are O(1) for a priority that has a
-// level (queues seldom use more than a few), and O(L) to add a level, for L
-// levels. A task keeps its ring position, so that removing it from the
-// middle (a cancel) is O(L): its level is found by its priority, its slot
-// cleared, and pop skips it. Positions are kept modulo 2^32, and a ring
-// never holds that many.
-// Rings double when full; a level is dropped when it empties, unless it is
-// the only one, which keeps a small ring, so that a queue that held a burst
-// does not keep its memory and one that keeps refilling does not allocate.
-//
-// pendingQueue is not safe for concurrent use: its engine's mutex guards it.
+// Each priority with tasks has a level, a FIFO ring; levels are sorted by
+// priority, highest first. Push and pop are O(1) for a priority that has a
+// level (queues seldom use more than a few); adding a level, or removing a
+// canceled task from the middle, is O(L) for L levels (the task keeps its
+// ring position, modulo 2^32; pop skips the cleared slot). Rings double
+// when full; a level is dropped when it empties unless it is the only one,
+// so that a burst's memory goes and a queue that keeps refilling does not
+// allocate. Its engine's mutex guards it.
 type pendingQueue struct {
 	n      int      // tasks queued
 	levels []*level // highest priority first
