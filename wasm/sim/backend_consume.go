@@ -228,15 +228,27 @@ func (b *consumeBackend) drained(r *Runner) bool {
 	return true
 }
 
-// setLimit resizes the shared semaphore. The semaphore has no observer, so
-// the runner reports the change as a Resized event itself.
-func (b *consumeBackend) setLimit(r *Runner, n int) error {
-	b.sem.SetLimit(int64(n))
+func (b *consumeBackend) setLimit(r *Runner, n int) error { return r.setSharedLimit(b.sem, n) }
+
+// setSharedLimit resizes sem, the semaphore several primitives share. It
+// has no observer, so the runner reports the change as a Resized event
+// itself: before a growth, which may start tasks at once, and after a
+// shrink, as a semaphore reports its own, so that the events never show
+// more running than the limit they announce.
+func (r *Runner) setSharedLimit(sem *core.Semaphore, n int) error {
 	r.mu.Lock()
+	grow := n > r.limit
 	r.limit = n
 	r.gen++
 	r.mu.Unlock()
-	r.forward(core.Event{Kind: core.Resized, Time: r.clock.Now(), Weight: int64(n)})
+	ev := core.Event{Kind: core.Resized, Time: r.clock.Now(), Weight: int64(n)}
+	if grow {
+		r.forward(ev)
+	}
+	sem.SetLimit(int64(n))
+	if !grow {
+		r.forward(ev)
+	}
 	return nil
 }
 

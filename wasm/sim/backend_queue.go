@@ -90,6 +90,13 @@ func newKeyedBackend(r *Runner) *queueBackend {
 
 func (b *queueBackend) submit(r *Runner, t *task) {
 	h, err := b.try(t, r.body(t))
+	r.submitted(t, h, err)
+}
+
+// submitted records the outcome of handing t to a work queue: refused
+// with err, or accepted as h, which is canceled at once if the runner
+// canceled t meanwhile.
+func (r *Runner) submitted(t *task, h *core.Task, err error) {
 	r.mu.Lock()
 	if err != nil {
 		if t.phase == phSubmitting {

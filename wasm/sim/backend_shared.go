@@ -92,21 +92,7 @@ func b2i(b bool) int {
 
 func (b *sharedBackend) submit(r *Runner, t *task) {
 	h, err := b.queues[t.consumer].q.TrySubmit(r.body(t), core.WithName(t.name), core.WithPriority(t.prio))
-	r.mu.Lock()
-	if err != nil {
-		if t.phase == phSubmitting {
-			r.refuseLocked(t, err)
-			r.checkDrained()
-		}
-		r.mu.Unlock()
-		return
-	}
-	t.cancel = h.Cancel
-	kicked := t.kicked
-	r.mu.Unlock()
-	if kicked {
-		h.Cancel()
-	}
+	r.submitted(t, h, err)
 }
 
 func (b *sharedBackend) snapshot() snapshot {
@@ -154,17 +140,7 @@ func (b *sharedBackend) drained(r *Runner) bool {
 	return true
 }
 
-// setLimit resizes the shared semaphore. The semaphore has no observer, so
-// the runner reports the change as a Resized event itself.
-func (b *sharedBackend) setLimit(r *Runner, n int) error {
-	b.sem.SetLimit(int64(n))
-	r.mu.Lock()
-	r.limit = n
-	r.gen++
-	r.mu.Unlock()
-	r.forward(core.Event{Kind: core.Resized, Time: r.clock.Now(), Weight: int64(n)})
-	return nil
-}
+func (b *sharedBackend) setLimit(r *Runner, n int) error { return r.setSharedLimit(b.sem, n) }
 
 // drain starts every queue's Drain. A work queue switches to draining
 // before it looks at the context, so a context that has already ended
