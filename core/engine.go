@@ -351,14 +351,23 @@ func (e *engine) work(t *Task) {
 		cur = nil
 		e.mu.Lock()
 		e.finishLocked(t, err)
-		sem := t.token
-		t.token = false
+		e.giveTokenLocked(t)
 		t = e.leaveOrNextLocked(slot)
 		e.unlock()
-		if sem {
-			e.sem.Release(1)
-		}
 	}
+}
+
+// giveTokenLocked gives back the shared token t, ended, held, if any, with
+// e.mu released: after t's end is delivered (the task it wakes starts
+// later) and before t's slot is free (Drain and Close wait for the slots).
+func (e *engine) giveTokenLocked(t *Task) {
+	if !t.token {
+		return
+	}
+	t.token = false
+	e.unlock()
+	e.sem.Release(1)
+	e.mu.Lock()
 }
 
 // acquireToken gets t, taken, a token of the shared Semaphore at its
@@ -370,11 +379,8 @@ func (e *engine) acquireToken(t *Task) bool {
 		}
 	}
 	e.mu.Lock()
-	t.token = true
 	ok := e.beginLocked(t)
-	if !ok {
-		t.token = false
-	}
+	t.token = ok
 	e.unlock()
 	if !ok {
 		e.sem.Release(1)
@@ -420,15 +426,11 @@ func (e *engine) finishLocked(t *Task, err error) {
 func (e *engine) goexit(t *Task, slot bool) {
 	e.mu.Lock()
 	e.endLocked(t, TaskFailed, errGoexit)
-	tok := t.token
-	t.token = false
+	e.giveTokenLocked(t)
 	if slot {
 		e.leaveLocked(t.slot)
 	}
 	e.unlock()
-	if tok {
-		e.sem.Release(1)
-	}
 }
 
 // outcome classifies a function's result as a terminal state and the
@@ -593,13 +595,9 @@ func (e *engine) runInline(t *Task) error {
 	cur = nil
 	e.mu.Lock()
 	e.finishLocked(t, err)
-	tok := t.token
-	t.token = false
+	e.giveTokenLocked(t)
 	e.leaveLocked(slot)
 	e.unlock()
-	if tok {
-		e.sem.Release(1)
-	}
 	return err
 }
 

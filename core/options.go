@@ -161,6 +161,8 @@ func WithConcurrency(n int) Option {
 // queue has a slot for it and s grants it a token, at the task's priority
 // (a consumer's [WithPriority]); it holds the token until its function
 // returns, and a task canceled while it waits for the token never runs.
+// A task's end is reported before its token moves on, and Drain and Close
+// return with every token of the queue's tasks given back.
 // Read by WorkQueue, Processor, KeyedQueue and Consume.
 func WithSemaphore(s *Semaphore) Option {
 	return optionFunc(func(c *config) { c.semaphore = s })

@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -180,4 +181,69 @@ func ExampleWithSemaphore() {
 	thumbnails.Drain(ctx)
 	fmt.Println("at most", f.peak.Load(), "at once")
 	// Output: at most 2 at once
+}
+
+// TestSharedLimitTokensBackAtStop checks that Drain returns only once the
+// shared tokens of the tasks it waited for are given back, on every path
+// a task ends by: a worker, Do on the caller's goroutine, runtime.Goexit.
+// The semaphore's observer sleeps on each release, which comes before the
+// tokens move: a stop that did not wait for the release would be seen.
+func TestSharedLimitTokensBackAtStop(t *testing.T) {
+	work := func(context.Context) error { time.Sleep(time.Millisecond); return nil }
+	cases := []struct {
+		name string
+		run  func(t *testing.T, opt core.Option) func(context.Context) error
+	}{
+		{"WorkQueue.Go", func(t *testing.T, opt core.Option) func(context.Context) error {
+			q := core.NewWorkQueue(2, opt)
+			for range 3 {
+				q.Go(t.Context(), work)
+			}
+			return q.Drain
+		}},
+		{"WorkQueue.Do", func(t *testing.T, opt core.Option) func(context.Context) error {
+			q := core.NewWorkQueue(2, opt)
+			if err := q.Do(t.Context(), work); err != nil {
+				t.Fatal(err)
+			}
+			return q.Drain
+		}},
+		{"Goexit", func(t *testing.T, opt core.Option) func(context.Context) error {
+			q := core.NewWorkQueue(2, opt)
+			q.Go(t.Context(), func(context.Context) error { runtime.Goexit(); return nil })
+			return q.Drain
+		}},
+		{"Processor", func(t *testing.T, opt core.Option) func(context.Context) error {
+			p := core.NewProcessor(2, func(ctx context.Context, i int) (int, error) { return i, work(ctx) }, opt)
+			for i := range 3 {
+				p.Submit(t.Context(), i)
+			}
+			return p.Drain
+		}},
+		{"KeyedQueue", func(t *testing.T, opt core.Option) func(context.Context) error {
+			k := core.NewKeyedQueue[int](opt)
+			for i := range 3 {
+				k.Submit(t.Context(), i%2, work)
+			}
+			return k.Drain
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				sem := core.NewSemaphore(2, core.WithObserver(func(e core.Event) {
+					if e.Kind == core.Finished {
+						time.Sleep(time.Millisecond)
+					}
+				}))
+				drain := c.run(t, core.WithSemaphore(sem))
+				if err := drain(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				if s := sem.Stats(); s.InUse != 0 {
+					t.Errorf("semaphore as Drain returned = %+v, want no token held", s)
+				}
+			})
+		})
+	}
 }
