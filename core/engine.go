@@ -220,6 +220,10 @@ func (e *engine) wakeRoomsLocked() {
 // acceptLocked numbers t, reports it, and queues it (in its lane, for a
 // keyed task) or starts it.
 func (e *engine) acceptLocked(t *Task) {
+	if l := t.lane; l != nil && !l.shown {
+		l.shown = true
+		e.laneEv(LaneCreated, l)
+	}
 	e.numberLocked(t)
 	if t.lane != nil && t.lane.busy() {
 		e.queued++
@@ -516,9 +520,8 @@ func (e *engine) cancelCtxLocked(t *Task, why uint32) {
 	if x.done != nil {
 		close(x.done)
 	}
-	// Latest first, as deferred calls run: a function waiting for an
-	// earlier derived context can then not stop a later one's before it
-	// ran.
+	// Latest first, as deferred calls run: a function waiting for an earlier
+	// derived context can then not stop a later one's before it ran.
 	for i := len(x.afters) - 1; i >= 0; i-- {
 		e.post = append(e.post, x.afters[i].f)
 	}
@@ -801,8 +804,7 @@ func (e *engine) stats() QueueStats {
 	return st
 }
 
-// ev appends an event for t (nil for queue events) if there is an
-// observer.
+// ev appends an event for t (nil for queue events) if there is an observer.
 func (e *engine) ev(kind EventKind, t *Task, err error) {
 	if e.cfg.observer == nil {
 		return
@@ -823,7 +825,6 @@ func (e *engine) ev(kind EventKind, t *Task, err error) {
 
 // laneEv appends a lane event for l if there is an observer.
 func (e *engine) laneEv(kind EventKind, l *lane) {
-
 	if e.cfg.observer != nil {
 		e.events = append(e.events, Event{Kind: kind, Time: e.cfg.clock.Now(), Key: l.keyStr, Lane: l.num})
 		e.appended++
@@ -831,11 +832,10 @@ func (e *engine) laneEv(kind EventKind, l *lane) {
 }
 
 // unlock releases e.mu, first delivering the events appended under it (or
-// waiting for the goroutine delivering to deliver them), then runs the
-// calls that must not
-// be made under the lock: the cancel functions of contexts derived from
-// tasks', and the arming and stopping of watches (their context may be a
-// task's of this very queue).
+// waiting for the goroutine delivering to deliver them), then runs the calls
+// that must not be made under the lock: the cancel functions of contexts
+// derived from tasks', and the arming and stopping of watches (their context
+// may be a task's of this very queue).
 func (e *engine) unlock() {
 	var buf [4]*Task
 	spawns := append(buf[:0], e.spawns...)

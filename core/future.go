@@ -15,13 +15,12 @@ type Future[Out any] struct {
 // Task's methods and a method named Task.
 type futureTask = Task
 
-// Wait blocks until the task is terminal and returns its result and error,
-// or until ctx ends and returns the zero Out and ctx.Err(). Ending the wait
-// does not cancel the task. The result is the function's, also when it
-// returned an error; it is the zero Out when the function never ran or
-// panicked. Called with the context of one of the processor's running
-// tasks, Wait runs the task at once in that task's slot if it is still
-// pending.
+// Wait blocks until the task is terminal and returns its result and error, or
+// until ctx ends and returns the zero Out and ctx.Err(). Ending the wait does
+// not cancel the task. The result is the function's, also when it returned an
+// error; it is the zero Out when the function never ran or panicked. Called
+// with the context of one of the processor's running tasks, Wait runs the task
+// at once in that task's slot if it is still pending.
 func (f *Future[Out]) Wait(ctx context.Context) (Out, error) {
 	err := f.futureTask.Wait(ctx)
 	if !f.State().Terminal() {

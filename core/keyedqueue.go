@@ -70,6 +70,7 @@ type lane struct {
 	n          int   // backlog tasks not ended
 	active     *Task // the task handed to the scheduler, nil when idle
 	waiting    int   // Submit calls waiting for room in the lane
+	shown      bool  // LaneCreated reported: a task was accepted in it
 
 	idleAt       time.Duration
 	iprev, inext *lane
@@ -200,12 +201,15 @@ func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 		}
 		k.lanes[key] = l
 		k.peak = max(k.peak, len(k.lanes))
-		e.laneEv(LaneCreated, l)
 	}
 	k.unidle(l)
 	if err := e.enterLocked(ctx, t, l, block); err != nil {
 		if !l.busy() && l.waiting == 0 && e.state == engOpen {
-			k.goIdle(l) // back to idling
+			if l.shown {
+				k.goIdle(l) // back to idling
+			} else {
+				k.evict(l) // never used: as if it had not been made
+			}
 		}
 		e.unlock()
 		return nil, err
@@ -380,7 +384,9 @@ func (k *KeyedQueue[K]) evict(l *lane) {
 	k.unidle(l)
 	delete(k.lanes, l.key.(K))
 	k.e.nums.put(l.num, true)
-	k.e.laneEv(LaneEvicted, l)
+	if l.shown {
+		k.e.laneEv(LaneEvicted, l)
+	}
 	// A map does not shrink: rebuild it once it holds a quarter of its
 	// peak, so that the memory of evicted lanes goes.
 	if n := len(k.lanes); n < k.peak/4 {

@@ -11,8 +11,7 @@ type Option interface {
 	apply(*config)
 }
 
-// TaskOption configures one task passed to Do, Submit, TrySubmit or
-// Process.
+// TaskOption configures one task passed to Do, Submit, TrySubmit or Process.
 type TaskOption interface {
 	applyTask(*taskConfig)
 }
@@ -85,13 +84,12 @@ type taskOptionFunc func(*taskConfig)
 
 func (f taskOptionFunc) applyTask(t *taskConfig) { f(t) }
 
-// WithObserver reports every step of the primitive to fn, as an [Event].
-// fn is called outside every lock, in event order for each task; a queue
-// never calls it from two goroutines at once, and it must not call into
-// the queue it observes but for Stats (see the package doc); a Semaphore
-// or Consume may call it from several goroutines. It must not block for
-// long, since the primitive waits for it. A nil fn costs nothing. Read by
-// every primitive.
+// WithObserver reports every step of the primitive to fn, as an [Event]. fn is
+// called outside every lock, in event order for each task; a queue never calls
+// it from two goroutines at once, and it must not call into the queue it
+// observes but for Stats (see the package doc); a Semaphore or Consume may
+// call it from several goroutines. It must not block for long, since the
+// primitive waits for it. A nil fn costs nothing. Read by every primitive.
 func WithObserver(fn func(Event)) Option {
 	return optionFunc(func(c *config) { c.observer = fn })
 }

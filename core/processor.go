@@ -16,10 +16,9 @@ type Processor[In, Out any] struct {
 	fn func(context.Context, In) (Out, error)
 }
 
-// NewProcessor returns a processor that runs fn on at most parallelism
-// inputs at once. It reads the options [WithCapacity], [WithSemaphore],
-// [WithObserver] and [WithClock]. It panics if parallelism < 1 or fn is
-// nil.
+// NewProcessor returns a processor that runs fn on at most parallelism inputs
+// at once. It reads the options [WithCapacity], [WithSemaphore],
+// [WithObserver] and [WithClock]. It panics if parallelism < 1 or fn is nil.
 func NewProcessor[In, Out any](parallelism int, fn func(context.Context, In) (Out, error), opts ...Option) *Processor[In, Out] {
 	checkParallelism(parallelism)
 	if fn == nil {

@@ -282,6 +282,55 @@ func TestKeyedQueueTotalCapacity(t *testing.T) {
 	})
 }
 
+// TestKeyedQueueRefusedNewKey checks that a Submit or TrySubmit refused
+// for a key with no lane leaves no lane behind: TrySubmit leaves the queue
+// unchanged, as documented, and the observer sees no lane for the key.
+func TestKeyedQueueRefusedNewKey(t *testing.T) {
+	for _, how := range []string{"TrySubmit", "Submit canceled", "Submit on close"} {
+		t.Run(how, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var rec recorder
+				k := core.NewKeyedQueue[int](core.WithParallelism(1), core.WithTotalCapacity(1), core.WithObserver(rec.observe))
+				g := newGate()
+				k.Submit(t.Context(), 0, g.fn)
+				<-g.started
+				k.Submit(t.Context(), 1, nop) // fills the total capacity
+				var err error
+				switch how {
+				case "TrySubmit":
+					_, err = k.TrySubmit(2, nop)
+				case "Submit canceled":
+					ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+					_, err = k.Submit(ctx, 2, nop)
+					cancel()
+				case "Submit on close":
+					go func() {
+						synctest.Wait()
+						close(g.release)
+						k.Close()
+					}()
+					_, err = k.Submit(t.Context(), 2, nop)
+				}
+				if err == nil {
+					t.Fatalf("%s for a new key with the queue full = nil, want an error", how)
+				}
+				if how != "Submit on close" {
+					if s := k.Stats(); s.Lanes != 2 {
+						t.Errorf("lanes after the refusal = %d, want 2 (keys 0 and 1)", s.Lanes)
+					}
+					close(g.release)
+				}
+				k.Drain(t.Context())
+				for _, e := range rec.all() {
+					if e.Kind == core.LaneCreated && e.Key == "2" {
+						t.Errorf("observer saw %v for key 2, whose task was refused", e)
+					}
+				}
+			})
+		})
+	}
+}
+
 // ExampleKeyedQueue_SetParallelism lifts the cap on a keyed queue's
 // parallelism at run time.
 func ExampleKeyedQueue_SetParallelism() {

@@ -69,9 +69,8 @@ type Semaphore struct {
 	// the adds of racing Releases, cur is the count, and the lock-free
 	// paths defer to mu. See the constants above.
 	state atomic.Int64
-	// limitMirror is lim, readable without mu by the lock-free acquire
-	// paths. It changes only in locked mode, together with the
-	// generation.
+	// limitMirror is lim, readable without mu by the lock-free acquire paths.
+	// It changes only in locked mode, together with the generation.
 	limitMirror atomic.Int64
 	ids         atomic.Uint64 // event task ids; used only with an observer
 	canceled    atomic.Uint64 // waits ended by their context
@@ -85,10 +84,9 @@ type Semaphore struct {
 	mu  sync.Mutex
 	lim int64 // guarded by mu
 	// cur is the number of tokens held, in locked mode; guarded by mu. It
-	// exceeds lim after SetLimit shrank the limit below it. It is
-	// negative only while an excess lock-free Release, whose add turned
-	// the fast word negative, is being undone; nothing is granted
-	// meanwhile.
+	// exceeds lim after SetLimit shrank the limit below it. It is negative
+	// only while an excess lock-free Release, whose add turned the fast word
+	// negative, is being undone; nothing is granted meanwhile.
 	cur    int64
 	locked bool       // state is in locked mode; guarded by mu
 	queue  waiterHeap // waiters that fit the limit, best first; guarded by mu
@@ -282,8 +280,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 	ev(Waiting, nil)
 
 	if done == nil {
-		// A context that never ends: a plain receive, cheaper than a
-		// select.
+		// A context that never ends: a plain receive, cheaper than a select.
 		<-w.ready
 		s.spare.Store(w)
 		ev(Started, nil)

@@ -6,10 +6,9 @@ import (
 )
 
 // taskCtx is a task seen as the context its function runs with: the one
-// task-context implementation of every queue. It has its submitter's
-// values and deadline, and is done when its submitter's context is, when
-// its task is canceled, when its queue is closed, or when its function
-// returns.
+// task-context implementation of every queue. It has its submitter's values
+// and deadline, and is done when its submitter's context is, when its task is
+// canceled, when its queue is closed, or when its function returns.
 //
 // It costs nothing until used: Err reads two atomics and the parent's Err;
 // the Done channel is made on first call; and the submitter's context is

@@ -11,10 +11,9 @@ import (
 // Submitted functions that cannot start at once wait in a pending queue,
 // highest [WithPriority] first and in submission order within a priority.
 // [WithCapacity](n) bounds that queue: Submit and Do then wait for room, and
-// TrySubmit fails with [ErrFull] (only when n tasks wait, never while a
-// slot is free). [WithSemaphore](s) makes every task also hold a token of s
-// while it runs, at its priority: a limit shared with other queues and
-// consumers.
+// TrySubmit fails with [ErrFull] (only when n tasks wait, never while a slot
+// is free). [WithSemaphore](s) makes every task also hold a token of s while
+// it runs, at its priority: a limit shared with other queues and consumers.
 //
 // A task's context is done when its submitter's context is done, when the
 // task is canceled ([Task.Cancel]), when the queue is closed, or when its
@@ -92,9 +91,8 @@ func (q *WorkQueue) Do(ctx context.Context, fn func(context.Context) error, opts
 // ctx is the task's submitter context: if it ends before fn starts, fn never
 // runs and the task ends canceled with ctx.Err(); if it ends while fn runs,
 // fn's context is canceled. When Submit returns an error (ctx.Err(),
-// [ErrClosed], or [ErrFull]) the queue is unchanged. Tasks start in
-// priority order, and in the order of their Submit and Go calls within a
-// priority.
+// [ErrClosed], or [ErrFull]) the queue is unchanged. Tasks start in priority
+// order, and in the order of their Submit and Go calls within a priority.
 func (q *WorkQueue) Submit(ctx context.Context, fn func(context.Context) error, opts ...TaskOption) (*Task, error) {
 	t := q.newTask(ctx, fn, opts, "WorkQueue.Submit")
 	if err := ctx.Err(); err != nil {
