@@ -241,10 +241,10 @@ func (jw *jsonWriter) write(d *dump) {
 			case x.lanes != nil:
 				// A holder of several tokens: a slice on each token's track.
 				for _, id := range x.lanes {
-					jw.span(x, seq, catRun, pidLanes, tids[id], id, x.start, end)
+					jw.span(x, seq, catRun, pidLanes, tids.of(id), id, x.start, end)
 				}
 			case x.lane >= 0:
-				jw.span(x, seq, catRun, pidLanes, tids[x.lane], x.lane, x.start, end)
+				jw.span(x, seq, catRun, pidLanes, tids.of(x.lane), x.lane, x.start, end)
 			default:
 				jw.span(x, seq, catRun, pidLanes, -1, -1, x.start, end)
 			}
@@ -300,20 +300,35 @@ func (jw *jsonWriter) write(d *dump) {
 // laneTids returns the thread id of each lane: its own id, but for the
 // later lanes of a key (made again after an eviction), which go on the
 // track of the key's first lane, so that a key is one track.
-func laneTids(d *dump) map[int]int {
-	tids := make(map[int]int, len(d.lanes))
-	first := make(map[string]int)
+func laneTids(d *dump) tidMap {
+	type named struct {
+		key, name string
+		slot      int
+	}
+	tids := make(tidMap, len(d.lanes))
+	first := make(map[named]int)
 	for _, l := range d.lanes {
 		tids[l.id] = l.id
-		if l.slot < 0 {
-			if id, ok := first[l.key]; ok {
+		if k := (named{l.key, l.name, l.slot}); l.slot < 0 {
+			if id, ok := first[k]; ok {
 				tids[l.id] = id
 			} else {
-				first[l.key] = l.id
+				first[k] = l.id
 			}
 		}
 	}
 	return tids
+}
+
+// tidMap maps lane ids to thread ids.
+type tidMap map[int]int
+
+// of returns lane id's thread id; a lane not in the map has its own.
+func (m tidMap) of(id int) int {
+	if tid, ok := m[id]; ok {
+		return tid
+	}
+	return id
 }
 
 // span writes a complete event for x from start to end on thread tid, for
