@@ -101,11 +101,7 @@ func restore(d *dump) *Recorder {
 	}
 	// ref counts x on each lane it holds, and as running there if it runs.
 	ref := func(x *rec) {
-		ids := x.lanes
-		if ids == nil && x.lane >= 0 {
-			ids = []int{x.lane}
-		}
-		for _, id := range ids {
+		for _, id := range r.held(x) {
 			i, found := slices.BinarySearchFunc(r.lanes, id, func(l laneRec, id int) int { return l.id - id })
 			if !found {
 				l := laneRec{id: id, name: "", slot: 0, created: noTime, evicted: noTime}

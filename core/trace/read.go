@@ -668,9 +668,7 @@ func (p *parser) buildOwn() (*Recorder, error) {
 			if err != nil {
 				return nil, fail("ts: %v", err)
 			}
-			var a struct {
-				Lane *int64 `json:"lane"` // when not the tid: a key's later lane
-			}
+			var a spanArgs // its lane, when not the tid: a key's later lane
 			if !isNull(e.args) && json.Unmarshal(e.args, &a) == nil && a.Lane != nil && *a.Lane >= 0 && *a.Lane <= maxLaneID {
 				k.tid.n = *a.Lane
 			}

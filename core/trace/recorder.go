@@ -225,6 +225,7 @@ type Recorder struct {
 	liveLanes    int            // slot lanes and live key lanes
 	liveKeyLanes int
 	lowFree      int // every slot below it has a lane with a running task
+	one          [1]int
 
 	tracks  [NumTracks]ring[sample]
 	log     ring[logRec]
@@ -461,10 +462,11 @@ func (r *Recorder) begin(i, slot int, t int64) {
 	} else {
 		x.lane = r.laneFor(x.key, slot, t)
 	}
-	r.eachLane(x, func(l *laneRec) {
+	for _, id := range r.held(x) {
+		l := r.laneAt(id)
 		l.refs++
 		l.running++
-	})
+	}
 	for {
 		id, ok := r.slotLanes[r.lowFree]
 		if !ok || r.laneAt(id).running == 0 {
@@ -494,12 +496,13 @@ func (r *Recorder) finish(i int, state core.TaskState, err string, slot int, t i
 	case core.TaskRunning:
 		r.running--
 		r.inUse -= x.weight
-		r.eachLane(x, func(l *laneRec) {
+		for _, id := range r.held(x) {
+			l := r.laneAt(id)
 			l.running--
 			if l.running == 0 && l.slot >= 0 {
 				r.lowFree = min(r.lowFree, l.slot)
 			}
-		})
+		}
 		r.sample(TrackRunning, t, int64(r.running))
 		r.sample(TrackInUse, t, r.inUse)
 		x.end = max(t, x.start)
@@ -533,18 +536,19 @@ func (r *Recorder) pushFinished(x rec) {
 		x.endKey = max(x.endKey, r.fin.last().endKey)
 	}
 	if old, evicted := r.fin.push(x); evicted {
-		r.eachLane(&old, func(l *laneRec) { r.unref(l.id) })
+		for _, id := range r.held(&old) {
+			r.unref(id)
+		}
 	}
 }
 
-// eachLane calls f with each lane x holds.
-func (r *Recorder) eachLane(x *rec, f func(l *laneRec)) {
-	if x.lanes == nil && x.lane >= 0 {
-		f(r.laneAt(x.lane))
+// held returns the lanes x holds, in r.one when it is one.
+func (r *Recorder) held(x *rec) []int {
+	if x.lanes != nil || x.lane < 0 {
+		return x.lanes
 	}
-	for _, id := range x.lanes {
-		f(r.laneAt(id))
-	}
+	r.one[0] = x.lane
+	return r.one[:]
 }
 
 // maxSpan is the most lanes a Semaphore holder is drawn on.

@@ -195,16 +195,19 @@ func (jw *jsonWriter) write(d *dump) {
 		jw.meta(pidLanes, l.id, "thread_name", l.name, 0)
 		jw.str("key", l.key)
 		jw.int("slot", int64(l.slot))
-		if l.slot < 0 && slices.ContainsFunc(d.lanes[i+1:], func(m laneRec) bool { return tids[m.id] == l.id }) {
-			// Every lane of the key, so that a reader makes them again.
-			jw.key("lanes")
-			c := byte('[')
-			for _, m := range d.lanes[i:] {
-				if tids[m.id] == l.id {
-					jw.buf = strconv.AppendInt(append(jw.buf, c), int64(m.id), 10)
+		// Every lane of a key made again, so that a reader makes them too.
+		c := byte('[')
+		for _, m := range d.lanes[i+1:] {
+			if tids[m.id] == l.id {
+				if c == '[' {
+					jw.key("lanes")
+					jw.buf = strconv.AppendInt(append(jw.buf, c), int64(l.id), 10)
 					c = ','
 				}
+				jw.buf = strconv.AppendInt(append(jw.buf, c), int64(m.id), 10)
 			}
+		}
+		if c == ',' {
 			jw.buf = append(jw.buf, ']')
 		}
 		jw.end()
@@ -301,19 +304,15 @@ func (jw *jsonWriter) write(d *dump) {
 // later lanes of a key (made again after an eviction), which go on the
 // track of the key's first lane, so that a key is one track.
 func laneTids(d *dump) tidMap {
-	type named struct {
-		key, name string
-		slot      int
-	}
 	tids := make(tidMap, len(d.lanes))
-	first := make(map[named]int)
+	first := make(map[string]int)
 	for _, l := range d.lanes {
 		tids[l.id] = l.id
-		if k := (named{l.key, l.name, l.slot}); l.slot < 0 {
-			if id, ok := first[k]; ok {
+		if l.slot == -1 && l.name == l.key { // as recorded: lanes alike but for their times
+			if id, ok := first[l.key]; ok {
 				tids[l.id] = id
 			} else {
-				first[k] = l.id
+				first[l.key] = l.id
 			}
 		}
 	}

@@ -1156,9 +1156,9 @@ func tooltipLines(x *trace.Task, f Frame, live bool) []string {
 	}
 	if len(x.Lanes) > 1 {
 		var on []string
-		for _, id := range x.Lanes {
-			if j, ok := slices.BinarySearchFunc(f.Snap.Lanes, id, func(l trace.Lane, id int) int { return l.ID - id }); ok {
-				on = append(on, f.Snap.Lanes[j].Name)
+		for _, l := range f.Snap.Lanes {
+			if slices.Contains(x.Lanes, l.ID) {
+				on = append(on, l.Name)
 			}
 		}
 		facts = append(facts, "on "+strings.Join(on, ", "))
