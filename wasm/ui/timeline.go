@@ -98,7 +98,8 @@ type timeline struct {
 	Hover  *trace.Task
 	Ticks  []string // the time axis's labels
 	// Wide lists the tasks drawn across several rows (Semaphore holders of
-	// several tokens), at most maxWide: "name:row label+row label...".
+	// several tokens), at most maxWide: "name:row label+row label...@x y",
+	// x y being the centre of its first bar.
 	Wide []string
 }
 
@@ -734,7 +735,7 @@ func (b *barPass) drawWide(i int, startNs, endNs int64) {
 	}
 	slices.Sort(rows)
 	fill, cap := b.shade(x)
-	wide := x.Name + ":"
+	wide, at := x.Name+":", ""
 	for j := 0; j < len(rows); {
 		k := j
 		for k+1 < len(rows) && rows[k+1] == rows[k]+1 {
@@ -751,6 +752,7 @@ func (b *barPass) drawWide(i int, startNs, endNs int64) {
 		t.noteSelected(x, x0, y, x1, y+h)
 		if j == 0 {
 			b.label(x, x0, x1, y, h, fill)
+			at = "@" + strconv.FormatFloat((x0+x1)/2, 'f', 1, 64) + " " + strconv.FormatFloat(y+h/2, 'f', 1, 64)
 		}
 		for r := rows[j]; r <= rows[k]; r++ {
 			b.last[r] = max(b.last[r], math.Floor(x1))
@@ -763,7 +765,7 @@ func (b *barPass) drawWide(i int, startNs, endNs int64) {
 	}
 	t.Bars++
 	if len(t.Wide) < maxWide {
-		t.Wide = append(t.Wide, wide)
+		t.Wide = append(t.Wide, wide+at)
 	}
 }
 
