@@ -1,6 +1,7 @@
 package ui_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -344,4 +345,58 @@ func countPrefix(texts []string, prefix string) int {
 		}
 	}
 	return n
+}
+
+// TestTimelineHolderApart loads a trace in which a holder of two tokens
+// got tokens 1 and 3, token 2 being held: it is drawn as two bars, one on
+// each of its lanes, labelled once, one task to the pointer on both.
+func TestTimelineHolderApart(t *testing.T) {
+	t0 := sim.Epoch
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	rec := trace.NewRecorder(trace.Config{SlotName: "token"})
+	rec.Observe(core.Event{Kind: core.Resized, Time: ms(0), Weight: 3})
+	for i, name := range []string{"a", "b", "c"} {
+		rec.Observe(core.Event{Kind: core.Started, Time: ms(0), Task: uint64(i + 1), Name: name, Weight: 1})
+	}
+	rec.Observe(core.Event{Kind: core.Finished, Time: ms(100), Task: 1})
+	rec.Observe(core.Event{Kind: core.Finished, Time: ms(100), Task: 3})
+	rec.Observe(core.Event{Kind: core.Started, Time: ms(100), Task: 4, Name: "d", Weight: 2})
+	rec.Observe(core.Event{Kind: core.Finished, Time: ms(900), Task: 4})
+	rec.Observe(core.Event{Kind: core.Finished, Time: ms(1000), Task: 2})
+	var b strings.Builder
+	if err := rec.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ui.NewSession(sim.Presets()[0].Scenario, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.LoadTrace(strings.NewReader(b.String()), "apart.json"); err != nil {
+		t.Fatal(err)
+	}
+	tl := ui.NewTimeline(false)
+	var p ui.TestPainter
+	f := ui.DrawFrame(tl, &p, s, 0, 1000, ui.Point{})
+	if len(tl.Wide) != 1 || !strings.HasPrefix(tl.Wide[0], "d:token 1+token 3@") {
+		t.Fatalf("tasks drawn across lanes = %q, want d on token 1 and token 3", tl.Wide)
+	}
+	if n := countPrefix(p.Texts, "d ×2"); n != 1 {
+		t.Errorf("d is labelled %d times, want once", n)
+	}
+	var x float64
+	var y1 float64
+	if _, err := fmt.Sscanf(tl.Wide[0][strings.Index(tl.Wide[0], "@")+1:], "%g %g", &x, &y1); err != nil {
+		t.Fatal(err)
+	}
+	// Down the column at the bar's centre: d, then b on token 2, then d.
+	var seen []string
+	for y := y1; y < y1+100; y++ {
+		if n, ok := tl.TaskAt(f, x, y); ok && (len(seen) == 0 || seen[len(seen)-1] != n) {
+			seen = append(seen, n)
+		}
+	}
+	if want := []string{"d", "b", "d"}; !slices.Equal(seen, want) {
+		t.Errorf("down the column at x %v from y %v: %q, want %q", x, y1, seen, want)
+	}
 }
