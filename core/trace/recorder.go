@@ -305,10 +305,11 @@ func (r *Recorder) Config() Config {
 // number of slot lanes when it is lower or unknown), or, when the free
 // slots there are enough but not contiguous, the lowest free slots, so
 // that a holder is never drawn beyond the tokens there are while enough
-// are free; with too few free there, the lowest run of free slots. A Finished event with Task 0 (a Semaphore
-// release of Weight tokens, which are not tied to an acquire) ends the
-// running holder of that weight that started first, or else the one that
-// started first. LaneCreated and LaneEvicted open and close a key's lane.
+// are free; with too few free there, the lowest run of free slots.
+//
+// A Finished event with Task 0 (a Semaphore release of Weight tokens,
+// which are not tied to an acquire) ends the running holder of that weight
+// that started first, or else the one that started first. LaneCreated and LaneEvicted open and close a key's lane.
 // Resized sets the limit: a caller that knows the initial limit can report
 // it as a Resized event of its own. Closed is only logged. An event with a
 // zero Time is taken to happen at the latest time seen.
@@ -561,8 +562,7 @@ const maxSpan = 64
 // (MaxLanes) ends the list early.
 func (r *Recorder) slotsFor(w int, t int64) []int {
 	bound := max(int(min(r.limit, maxSmall)), len(r.slotLanes))
-	var low []int // the lowest free slots
-	slots := low
+	var low, slots []int // the lowest free slots; the ones taken
 	for s, run := r.lowFree, 0; slots == nil; s++ {
 		if id, ok := r.slotLanes[s]; ok && r.laneAt(id).running > 0 {
 			run = 0
