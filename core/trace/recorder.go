@@ -138,12 +138,17 @@ type rec struct {
 	endKey int64 // in the finished ring: the latest end of this and every earlier task
 }
 
-func (x *rec) task() Task {
-	return Task{
+// appendTask appends x to ts as a Task.
+func appendTask(ts []Task, x *rec) []Task {
+	ts = append(ts, Task{
 		ID: x.id, Name: x.name, Priority: x.prio, Weight: x.weight, Key: x.key,
-		Lane: x.lane, Lanes: slices.Clone(x.lanes), State: x.state, Err: x.err,
+		Lane: x.lane, State: x.state, Err: x.err,
 		Enqueued: timeOf(x.enq), Started: timeOf(x.start), Ended: timeOf(x.end),
+	})
+	if x.lanes != nil {
+		ts[len(ts)-1].Lanes = slices.Clone(x.lanes)
 	}
+	return ts
 }
 
 // laneRec is a lane of the model.
@@ -886,7 +891,7 @@ func (r *Recorder) SnapshotWindow(dst *Snapshot, now, from, to time.Time) *Snaps
 	dst.Tasks = grow(dst.Tasks, r.fin.len()-first+len(r.openIdx))
 	for i := first; i < r.fin.len(); i++ {
 		if x := r.fin.at(i); x.enq <= hi && x.end >= lo {
-			dst.Tasks = append(dst.Tasks, x.task())
+			dst.Tasks = appendTask(dst.Tasks, x)
 		}
 	}
 	oldest := int64(noTime)
@@ -899,7 +904,7 @@ func (r *Recorder) SnapshotWindow(dst *Snapshot, now, from, to time.Time) *Snaps
 			oldest = x.enq
 		}
 		if x.enq <= hi && max(nowNs, x.enq) >= lo {
-			dst.Tasks = append(dst.Tasks, x.task())
+			dst.Tasks = appendTask(dst.Tasks, x)
 		}
 	}
 
