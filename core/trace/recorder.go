@@ -473,13 +473,6 @@ func (r *Recorder) begin(i, slot int, t int64) {
 		l.refs++
 		l.running++
 	}
-	for {
-		id, ok := r.slotLanes[r.lowFree]
-		if !ok || r.laneAt(id).running == 0 {
-			break
-		}
-		r.lowFree++
-	}
 	r.addWait(x.prio, x.start-x.enq)
 	r.waiting--
 	r.running++
