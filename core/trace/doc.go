@@ -6,8 +6,10 @@
 //
 //   - tasks, with their lane, enqueue, start and end times, outcome and
 //     error text; tasks still waiting or running are open;
-//   - lanes: one per worker slot, per KeyedQueue key (with the times the
-//     lane was created and evicted) or per concurrent Semaphore holder;
+//   - lanes: one per worker slot or Semaphore token, named from 1 ("slot
+//     1", "token 1", see Config.SlotName), or per KeyedQueue key (with the
+//     times the lane was created and evicted); a Semaphore holder of w
+//     tokens holds w token lanes;
 //   - counter tracks over time: running, waiting, tokens in use, live lanes
 //     and the limit;
 //   - aggregates: outcome totals, the most tasks and tokens in flight,
@@ -19,7 +21,9 @@
 //
 // [Recorder.WriteJSON] writes the model in the Trace Event Format that
 // Perfetto (ui.perfetto.dev) and chrome://tracing open: one thread per lane
-// with a complete event per run, a second process whose threads show the
+// (one per key, whose lane may be made again after an eviction), named as
+// the playground names it, with a complete event per run (one per token a
+// Semaphore holder holds), a second process whose threads show the
 // waiting spans, instant events for lanes created and evicted, counter
 // events for the counter tracks, and metadata naming the process and
 // threads. [ReadJSON] rebuilds the same model from that output, so a trace

@@ -99,18 +99,19 @@ func restore(d *dump) *Recorder {
 			r.lanes = slices.Insert(r.lanes, i, l)
 		}
 	}
-	ref := func(x *rec) *laneRec {
-		if x.lane < 0 {
-			return nil
+	// ref counts x on each lane it holds, and as running there if it runs.
+	ref := func(x *rec) {
+		for _, id := range r.held(x) {
+			i, found := slices.BinarySearchFunc(r.lanes, id, func(l laneRec, id int) int { return l.id - id })
+			if !found {
+				l := laneRec{id: id, name: "", slot: 0, created: noTime, evicted: noTime}
+				r.lanes = slices.Insert(r.lanes, i, l)
+			}
+			r.lanes[i].refs++
+			if x.state == core.TaskRunning {
+				r.lanes[i].running++
+			}
 		}
-		i, found := slices.BinarySearchFunc(r.lanes, x.lane, func(l laneRec, id int) int { return l.id - id })
-		if !found {
-			l := laneRec{id: x.lane, name: "", slot: 0, created: noTime, evicted: noTime}
-			r.lanes = slices.Insert(r.lanes, i, l)
-		}
-		l := &r.lanes[i]
-		l.refs++
-		return l
 	}
 	for _, x := range d.fin[max(0, len(d.fin)-r.cfg.MaxFinished):] {
 		ref(&x)
@@ -132,9 +133,7 @@ func restore(d *dump) *Recorder {
 		r.openIdx[x.id] = len(r.open)
 		r.open = append(r.open, x)
 		if x.state == core.TaskRunning {
-			if l := ref(&x); l != nil {
-				l.running++
-			}
+			ref(&x)
 			r.running++
 			r.inUse += x.weight
 		} else {

@@ -65,9 +65,9 @@ func ExampleRecorder() {
 	}
 	fmt.Println("tasks read back:", len(back.Snapshot(now).Tasks))
 	// Output:
-	// resize on slot 0: waited 0s, ran 40ms, succeeded
-	// upload on slot 1: waited 0s, ran 54ms, failed timeout
-	// notify on slot 0: waited 38ms, ran 20ms, running
+	// resize on slot 1: waited 0s, ran 40ms, succeeded
+	// upload on slot 2: waited 0s, ran 54ms, failed timeout
+	// notify on slot 1: waited 38ms, ran 20ms, running
 	// running 1 of 2, succeeded 1, failed 1, max running 2
 	// high priority waits: p50 38ms, p95 38ms
 	// normal priority waits: p50 0s, p95 0s
@@ -96,6 +96,6 @@ func ExampleReadJSON() {
 	fmt.Println(err)
 	// Output:
 	// decode on worker: 1.5ms
-	// fetch on slot 1: 2ms
+	// fetch on slot 2: 2ms
 	// trace: event 0: ts: want a number, got "soon"
 }

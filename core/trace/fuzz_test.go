@@ -41,6 +41,14 @@ var fuzzSeeds = []string{
 		`{"ph":"X","ts":2,"dur":3,"pid":2,"tid":0,"cat":"wait","args":{"task":2,"seq":2,"state":"canceled"}},` +
 		`{"ph":"C","ts":1,"pid":1,"tid":0,"name":"in use","args":{"value":3}}],` +
 		`"metadata":{"sluice":{"version":1,"end":6,"config":{"maxSamples":3,"maxLanes":2}}}}`,
+	// A holder of two tokens, on two tracks; a key whose lane was made
+	// again, on one track.
+	`{"traceEvents":[{"ph":"X","ts":1,"dur":2,"pid":1,"tid":0,"cat":"task","args":{"task":1,"seq":1,"weight":2,"state":"running"}},` +
+		`{"ph":"X","ts":1,"dur":2,"pid":1,"tid":1,"cat":"task","args":{"task":1,"seq":1,"state":"running"}},` +
+		`{"ph":"M","pid":1,"tid":2,"name":"thread_name","args":{"name":"k","key":"k","lanes":[2,3]}},` +
+		`{"ph":"i","ts":1,"pid":1,"tid":2,"name":"lane created","args":{"lane":3}},` +
+		`{"ph":"X","ts":2,"dur":1,"pid":1,"tid":2,"cat":"task","args":{"task":2,"seq":2,"key":"k","lane":3,"state":"succeeded"}}],` +
+		`"metadata":{"sluice":{"version":1,"config":{"slotName":"token"}}}}`,
 	`{"traceEvents":[],"metadata":{"sluice":{"version":1,"end":5,"log":[{"kind":3,"t":1}]}}}`,
 	`{"traceEvents":[{"ph":"X","pid":1,"tid":0,"ts":1,"dur":2,"cat":"task","name":"t","args":{"task":1,"seq":1,"state":"failed","error":"e"}},{"ph":"X","pid":2,"tid":0,"ts":0,"dur":1,"cat":"wait","name":"t","args":{"task":1,"seq":1,"state":"failed"}}],"metadata":{"sluice":{"version":1}}}`,
 	// Other tools' traces.

@@ -77,7 +77,7 @@ func snapshotDiff(got, want *trace.Snapshot) string {
 	switch {
 	case !reflect.DeepEqual(got.Tasks, want.Tasks):
 		for i := range min(len(got.Tasks), len(want.Tasks)) {
-			if got.Tasks[i] != want.Tasks[i] {
+			if !reflect.DeepEqual(got.Tasks[i], want.Tasks[i]) {
 				return fmt.Sprintf("Tasks[%d] = %+v\nwant %+v", i, got.Tasks[i], want.Tasks[i])
 			}
 		}
@@ -230,7 +230,11 @@ func TestWriteJSONFormat(t *testing.T) {
 				}
 			}
 			if e.Cat == "task" {
-				runs[uint64(e.Args["task"].(float64))] = *e.Tid
+				lane := *e.Tid // or, for a key's later lane on the key's track, args.lane
+				if l, ok := e.Args["lane"].(float64); ok {
+					lane = int(l)
+				}
+				runs[uint64(e.Args["task"].(float64))] = lane
 			}
 		case "C":
 			if _, ok := e.Args["value"].(float64); !ok || *e.Pid != 1 {
@@ -263,7 +267,7 @@ func TestWriteJSONFormat(t *testing.T) {
 	}
 	for _, task := range snap.Tasks {
 		if tid, ok := runs[task.ID]; task.Lane >= 0 && (!ok || tid != task.Lane) {
-			t.Errorf("task %d ran on lane %d; its run event has tid %d (found %v)", task.ID, task.Lane, tid, ok)
+			t.Errorf("task %d ran on lane %d; its run event is on lane %d (found %v)", task.ID, task.Lane, tid, ok)
 		}
 	}
 	if _, ok := tr.Metadata["sluice"].(map[string]any); !ok {
@@ -307,7 +311,7 @@ func TestReadJSONForeign(t *testing.T) {
 			{ID: 3, Name: "open", Weight: 1, Lane: 1, State: core.TaskRunning,
 				Enqueued: time.Unix(0, 30_000), Started: time.Unix(0, 30_000)},
 		},
-		wantLanes: []trace.Lane{{ID: 0, Name: "main thread", Slot: 0}, {ID: 1, Name: "slot 1", Slot: 1}},
+		wantLanes: []trace.Lane{{ID: 0, Name: "main thread", Slot: 0}, {ID: 1, Name: "slot 2", Slot: 1}},
 	}, {
 		name: "object with other keys",
 		in: `{"displayTimeUnit":"ns","otherData":{"v":"1"},"traceEvents":[
@@ -323,7 +327,7 @@ func TestReadJSONForeign(t *testing.T) {
 			{ID: 3, Name: "b", Weight: 1, Lane: 0, State: core.TaskSucceeded,
 				Enqueued: time.Unix(0, 10_000), Started: time.Unix(0, 10_000), Ended: time.Unix(0, 10_000)},
 		},
-		wantLanes: []trace.Lane{{ID: 0, Name: "slot 0", Slot: 0}, {ID: 1, Name: "slot 1", Slot: 1}},
+		wantLanes: []trace.Lane{{ID: 0, Name: "slot 1", Slot: 0}, {ID: 1, Name: "slot 2", Slot: 1}},
 	}, {
 		name:      "empty",
 		in:        `{"traceEvents":[]}`,

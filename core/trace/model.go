@@ -16,6 +16,11 @@ type Task struct {
 	// Lane is the ID of the [Lane] the task ran on, or -1 if it never
 	// started (or no lane could be kept for it, see Config.MaxLanes).
 	Lane int
+	// Lanes lists every lane the task held, Lanes[0] being Lane, when it
+	// held more than one: a Semaphore holder of weight w > 1 holds w
+	// slot lanes, one per token (at most 64). It is nil for a task on one
+	// lane or none.
+	Lanes []int
 	// State is TaskPending while the task waits, TaskRunning while it runs
 	// (or holds its tokens), and then its outcome. A task that never
 	// started is pending or canceled.
@@ -35,13 +40,14 @@ type Lane struct {
 	// ID is the Task.Lane of the tasks that ran on it, and its thread id
 	// in the JSON trace. IDs are given in order of creation.
 	ID int
-	// Name labels the lane: "slot N", the key, or a loaded trace's thread
-	// name.
+	// Name labels the lane: Config.SlotName and the slot numbered from 1
+	// ("slot 1", "token 3"), the key, or a loaded trace's thread name.
 	Name string
 	Key  string // the KeyedQueue key; "" for slot lanes
-	// Slot is the worker slot (the events' Lane) of a slot lane, and -1
-	// for a key lane. Tasks that would overlap on one slot, such as
-	// Semaphore holders, are put on the lowest free slot instead.
+	// Slot is the worker slot (the events' Lane) of a slot lane, from 0,
+	// and -1 for a key lane. Tasks that would overlap on one slot, such as
+	// Semaphore holders, are put on the lowest free slot instead, and a
+	// holder of weight w > 1 on w free slots (see Recorder.Observe).
 	Slot    int
 	Created time.Time // its LaneCreated event; zero if none was seen
 	Evicted time.Time // its LaneEvicted event; zero while the lane is live

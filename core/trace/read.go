@@ -459,6 +459,7 @@ func parseID(raw json.RawMessage) (idVal, error) {
 type spanArgs struct {
 	Task     *uint64       `json:"task"`
 	Seq      *uint64       `json:"seq"`
+	Lane     *int64        `json:"lane"` // when not the tid: a key's later lane
 	Name     string        `json:"name"`
 	Priority core.Priority `json:"priority"`
 	Weight   int64         `json:"weight"`
@@ -505,7 +506,7 @@ func (p *parser) buildOwn() (*Recorder, error) {
 	c := b.Config
 	d := &dump{
 		cfg: Config{
-			Name: c.Name, MaxFinished: c.MaxFinished, MaxOpen: c.MaxOpen, MaxSamples: c.MaxSamples,
+			Name: c.Name, SlotName: c.SlotName, MaxFinished: c.MaxFinished, MaxOpen: c.MaxOpen, MaxSamples: c.MaxSamples,
 			MaxLanes: c.MaxLanes, MaxLog: c.MaxLog, WaitSamples: c.WaitSamples,
 			ThroughputWindow: time.Duration(c.ThroughputWindow),
 		}.normalized(),
@@ -583,14 +584,29 @@ func (p *parser) buildOwn() (*Recorder, error) {
 				return nil, fail("seq %d is task %d and task %d", *a.Seq, tb.x.id, *a.Task)
 			}
 			if e.cat == 'r' {
-				if tb.hasRun {
-					return nil, fail("task %d runs twice", *a.Task)
-				}
 				if k.tid.str || k.tid.n < -1 || k.tid.n > maxLaneID {
 					return nil, fail("tid: want a lane number")
 				}
-				tb.hasRun = true
-				tb.x.start, tb.runEnd, tb.x.lane = start, end, int(k.tid.n)
+				id := int(k.tid.n)
+				if a.Lane != nil {
+					if *a.Lane < 0 || *a.Lane > maxLaneID {
+						return nil, fail("args: lane: want a lane number")
+					}
+					id = int(*a.Lane)
+				}
+				switch {
+				case !tb.hasRun:
+					tb.hasRun = true
+					tb.x.start, tb.runEnd, tb.x.lane = start, end, id
+				case start == tb.x.start && end == tb.runEnd && id >= 0 && tb.x.lane >= 0 && !slices.Contains(tb.x.lanes, id) && id != tb.x.lane:
+					// A holder of several tokens: one run on each.
+					if tb.x.lanes == nil {
+						tb.x.lanes = []int{tb.x.lane}
+					}
+					tb.x.lanes = append(tb.x.lanes, id)
+				default:
+					return nil, fail("task %d runs twice", *a.Task)
+				}
 			} else {
 				if tb.hasWait {
 					return nil, fail("task %d waits twice", *a.Task)
@@ -610,9 +626,10 @@ func (p *parser) buildOwn() (*Recorder, error) {
 				return nil, fail("tid: want a lane number")
 			}
 			var a struct {
-				Name string `json:"name"`
-				Key  string `json:"key"`
-				Slot *int   `json:"slot"`
+				Name  string  `json:"name"`
+				Key   string  `json:"key"`
+				Slot  *int    `json:"slot"`
+				Lanes []int64 `json:"lanes"` // every lane of a key on this track
 			}
 			if isNull(e.args) {
 				return nil, fail("missing args")
@@ -620,12 +637,25 @@ func (p *parser) buildOwn() (*Recorder, error) {
 			if err := json.Unmarshal(e.args, &a); err != nil {
 				return nil, jsonErr(fmt.Sprintf("event %d: args: ", e.idx), err)
 			}
-			l := lane(k.tid.n)
-			l.name, l.key, l.slot = a.Name, a.Key, 0
+			slot := 0
 			if a.Slot != nil {
-				l.slot = *a.Slot
+				slot = *a.Slot
 			} else if a.Key != "" {
-				l.slot = -1
+				slot = -1
+			}
+			if slot >= 0 && a.Key == "" && a.Name == "slot "+strconv.Itoa(slot) {
+				// Written before slots were named from 1, as the page does.
+				a.Name = "slot " + strconv.Itoa(slot+1)
+			}
+			if len(a.Lanes) == 0 {
+				a.Lanes = []int64{k.tid.n}
+			}
+			for _, id := range a.Lanes {
+				if id < 0 || id > maxLaneID {
+					return nil, fail("args: lanes: want lane numbers")
+				}
+				l := lane(id)
+				l.name, l.key, l.slot = a.Name, a.Key, slot
 			}
 		case (e.ph == 'i' || e.ph == 'I') && (e.name == nameCreated || e.name == nameEvicted):
 			if k.pid != (idVal{n: pidLanes}) {
@@ -637,6 +667,10 @@ func (p *parser) buildOwn() (*Recorder, error) {
 			t, err := abs(b.Origin, e.ts)
 			if err != nil {
 				return nil, fail("ts: %v", err)
+			}
+			var a spanArgs // its lane, when not the tid: a key's later lane
+			if !isNull(e.args) && json.Unmarshal(e.args, &a) == nil && a.Lane != nil && *a.Lane >= 0 && *a.Lane <= maxLaneID {
+				k.tid.n = *a.Lane
 			}
 			l := lane(k.tid.n)
 			if e.name == nameCreated && l.created == noTime {

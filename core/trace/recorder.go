@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -16,6 +17,9 @@ import (
 type Config struct {
 	// Name is the process name in the JSON trace; default "sluice".
 	Name string
+	// SlotName names the slot lanes, numbered from 1: "slot 1", "slot 2"
+	// and so on by default; "token" names a Semaphore's lanes "token 1"...
+	SlotName string
 	// MaxFinished is how many finished tasks are kept; the ones that
 	// ended first are dropped first. Default 10,000, at most 1<<20.
 	MaxFinished int
@@ -72,6 +76,9 @@ func (c Config) normalized() Config {
 	if c.Name == "" {
 		c.Name = defaultName
 	}
+	if c.SlotName == "" {
+		c.SlotName = "slot"
+	}
 	c.MaxFinished = bound(c.MaxFinished, defaultMaxFinished, maxBig)
 	c.MaxOpen = bound(c.MaxOpen, defaultMaxOpen, maxBig)
 	c.MaxSamples = bound(c.MaxSamples, defaultMaxSamples, maxBig)
@@ -123,6 +130,7 @@ type rec struct {
 	prio   core.Priority
 	weight int64
 	lane   int
+	lanes  []int // every lane it holds, lane first, if more than one; never changed once set
 	state  core.TaskState
 	enq    int64
 	start  int64 // noTime if it never started
@@ -130,12 +138,17 @@ type rec struct {
 	endKey int64 // in the finished ring: the latest end of this and every earlier task
 }
 
-func (x *rec) task() Task {
-	return Task{
+// appendTask appends x to ts as a Task.
+func appendTask(ts []Task, x *rec) []Task {
+	ts = append(ts, Task{
 		ID: x.id, Name: x.name, Priority: x.prio, Weight: x.weight, Key: x.key,
 		Lane: x.lane, State: x.state, Err: x.err,
 		Enqueued: timeOf(x.enq), Started: timeOf(x.start), Ended: timeOf(x.end),
+	})
+	if x.lanes != nil {
+		ts[len(ts)-1].Lanes = slices.Clone(x.lanes)
 	}
+	return ts
 }
 
 // laneRec is a lane of the model.
@@ -217,6 +230,7 @@ type Recorder struct {
 	liveLanes    int            // slot lanes and live key lanes
 	liveKeyLanes int
 	lowFree      int // every slot below it has a lane with a running task
+	one          [1]int
 
 	tracks  [NumTracks]ring[sample]
 	log     ring[logRec]
@@ -290,10 +304,17 @@ func (r *Recorder) Config() Config {
 //
 // A task's first event adds it; Started puts it on a lane (its key's, its
 // slot's, or the lowest free slot's when another task runs on that slot);
-// a terminal event ends it. A Finished event with Task 0 (a Semaphore
-// release of Weight tokens, which are not tied to an acquire) ends the
-// running holder of that weight that started first, or else the one that
-// started first. LaneCreated and LaneEvicted open and close a key's lane.
+// a terminal event ends it. A task without a key of Weight w > 1, a
+// Semaphore holder, holds min(w, 64) slot lanes, one per token: the lowest
+// run of that many free slots below the limit (the last Resized, or the
+// number of slot lanes when it is lower or unknown), or, when the free
+// slots there are enough but not contiguous, the lowest free slots, so
+// that a holder is never drawn beyond the tokens there are while enough
+// are free; with too few free there, the lowest run of free slots.
+//
+// A Finished event with Task 0 (a Semaphore release of Weight tokens,
+// which are not tied to an acquire) ends the running holder of that weight
+// that started first, or else the one that started first. LaneCreated and LaneEvicted open and close a key's lane.
 // Resized sets the limit: a caller that knows the initial limit can report
 // it as a Resized event of its own. Closed is only logged. An event with a
 // zero Time is taken to happen at the latest time seen.
@@ -435,9 +456,20 @@ func (r *Recorder) begin(i, slot int, t int64) {
 	x := &r.open[i]
 	x.state = core.TaskRunning
 	x.start = max(t, x.enq)
-	x.lane = r.laneFor(x.key, slot, t)
-	if x.lane >= 0 {
-		l := r.laneAt(x.lane)
+	if x.key == "" && x.weight > 1 {
+		x.lanes = r.slotsFor(int(min(x.weight, maxSpan)), t)
+		x.lane = -1
+		if len(x.lanes) > 0 {
+			x.lane = x.lanes[0]
+		}
+		if len(x.lanes) < 2 {
+			x.lanes = nil
+		}
+	} else {
+		x.lane = r.laneFor(x.key, slot, t)
+	}
+	for _, id := range r.held(x) {
+		l := r.laneAt(id)
 		l.refs++
 		l.running++
 	}
@@ -463,8 +495,8 @@ func (r *Recorder) finish(i int, state core.TaskState, err string, slot int, t i
 	case core.TaskRunning:
 		r.running--
 		r.inUse -= x.weight
-		if x.lane >= 0 {
-			l := r.laneAt(x.lane)
+		for _, id := range r.held(x) {
+			l := r.laneAt(id)
 			l.running--
 			if l.running == 0 && l.slot >= 0 {
 				r.lowFree = min(r.lowFree, l.slot)
@@ -502,9 +534,62 @@ func (r *Recorder) pushFinished(x rec) {
 	if r.fin.len() > 0 {
 		x.endKey = max(x.endKey, r.fin.last().endKey)
 	}
-	if old, evicted := r.fin.push(x); evicted && old.lane >= 0 {
-		r.unref(old.lane)
+	if old, evicted := r.fin.push(x); evicted {
+		for _, id := range r.held(&old) {
+			r.unref(id)
+		}
 	}
+}
+
+// held returns the lanes x holds, in r.one when it is one.
+func (r *Recorder) held(x *rec) []int {
+	if x.lanes != nil || x.lane < 0 {
+		return x.lanes
+	}
+	r.one[0] = x.lane
+	return r.one[:]
+}
+
+// maxSpan is the most lanes a Semaphore holder is drawn on.
+const maxSpan = 64
+
+// slotsFor returns the slot lanes a holder of w tokens runs on: the lowest
+// run of w free slots below the limit (or the number of slot lanes, if
+// higher), or else the lowest w free slots if they are all below it, or
+// else the lowest run of w free slots. A lane that cannot be made
+// (MaxLanes) ends the list early.
+func (r *Recorder) slotsFor(w int, t int64) []int {
+	bound := max(int(min(r.limit, maxSmall)), len(r.slotLanes))
+	var low, slots []int // the lowest free slots; the ones taken
+	for s, run := r.lowFree, 0; slots == nil; s++ {
+		if id, ok := r.slotLanes[s]; ok && r.laneAt(id).running > 0 {
+			run = 0
+			continue
+		}
+		run++
+		if len(low) < w {
+			low = append(low, s)
+		}
+		switch {
+		case run == w:
+			slots = make([]int, w)
+			for i := range slots {
+				slots[i] = s - w + 1 + i
+			}
+		case s+1 == bound && len(low) == w:
+			slots = low
+		}
+	}
+	for i, s := range slots {
+		id, ok := r.slotLanes[s]
+		if !ok {
+			if id = r.newLane("", s, noTime, t); id < 0 {
+				return slots[:i]
+			}
+		}
+		slots[i] = id
+	}
+	return slots
 }
 
 // removeOpen removes open[i], compacting open when half of it is removed.
@@ -607,7 +692,7 @@ func (r *Recorder) newLane(key string, slot int, created, t int64) int {
 		r.liveKeyLanes++
 		r.sample(TrackLanes, t, int64(r.liveKeyLanes))
 	} else {
-		l.name = fmt.Sprintf("slot %d", slot)
+		l.name = r.cfg.SlotName + " " + strconv.Itoa(slot+1)
 		r.slotLanes[slot] = l.id
 	}
 	r.nextLane++
@@ -799,7 +884,7 @@ func (r *Recorder) SnapshotWindow(dst *Snapshot, now, from, to time.Time) *Snaps
 	dst.Tasks = grow(dst.Tasks, r.fin.len()-first+len(r.openIdx))
 	for i := first; i < r.fin.len(); i++ {
 		if x := r.fin.at(i); x.enq <= hi && x.end >= lo {
-			dst.Tasks = append(dst.Tasks, x.task())
+			dst.Tasks = appendTask(dst.Tasks, x)
 		}
 	}
 	oldest := int64(noTime)
@@ -812,7 +897,7 @@ func (r *Recorder) SnapshotWindow(dst *Snapshot, now, from, to time.Time) *Snaps
 			oldest = x.enq
 		}
 		if x.enq <= hi && max(nowNs, x.enq) >= lo {
-			dst.Tasks = append(dst.Tasks, x.task())
+			dst.Tasks = appendTask(dst.Tasks, x)
 		}
 	}
 

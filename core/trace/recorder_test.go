@@ -71,8 +71,8 @@ func TestRecorderModel(t *testing.T) {
 			{3, 0, core.TaskRunning, at(2), at(5), none, ""},
 		},
 		wantLanes: []trace.Lane{
-			{ID: 0, Name: "slot 0", Slot: 0},
-			{ID: 1, Name: "slot 1", Slot: 1},
+			{ID: 0, Name: "slot 1", Slot: 0},
+			{ID: 1, Name: "slot 2", Slot: 1},
 		},
 		check: func(t *testing.T, s *trace.Snapshot) {
 			if got, want := s.Counters[trace.TrackRunning], samples(0, 1, 1, 2, 6, 1); !reflect.DeepEqual(got, want) {
@@ -152,15 +152,20 @@ func TestRecorderModel(t *testing.T) {
 		},
 		now: at(10),
 		wantTasks: []span{
-			{2, 1, core.TaskSucceeded, at(1), at(1), at(3), ""},
-			{1, 0, core.TaskSucceeded, at(0), at(0), at(5), ""},
-			{3, 2, core.TaskSucceeded, at(2), at(2), at(6), ""},
-			{4, 1, core.TaskSucceeded, at(4), at(4), at(7), ""},
+			{2, 2, core.TaskSucceeded, at(1), at(1), at(3), ""}, // slot 3: 1 and 2 held by task 1
+			{1, 0, core.TaskSucceeded, at(0), at(0), at(5), ""}, // slots 1 and 2
+			{3, 3, core.TaskSucceeded, at(2), at(2), at(6), ""}, // slots 4 and 5
+			{4, 5, core.TaskSucceeded, at(4), at(4), at(7), ""}, // 3 is free, but not 3 in a row: 6 to 8
 		},
 		wantLanes: []trace.Lane{
-			{ID: 0, Name: "slot 0", Slot: 0},
-			{ID: 1, Name: "slot 1", Slot: 1},
-			{ID: 2, Name: "slot 2", Slot: 2},
+			{ID: 0, Name: "slot 1", Slot: 0},
+			{ID: 1, Name: "slot 2", Slot: 1},
+			{ID: 2, Name: "slot 3", Slot: 2},
+			{ID: 3, Name: "slot 4", Slot: 3},
+			{ID: 4, Name: "slot 5", Slot: 4},
+			{ID: 5, Name: "slot 6", Slot: 5},
+			{ID: 6, Name: "slot 7", Slot: 6},
+			{ID: 7, Name: "slot 8", Slot: 7},
 		},
 		check: func(t *testing.T, s *trace.Snapshot) {
 			if got, want := s.Counters[trace.TrackInUse], samples(0, 2, 1, 3, 2, 5, 3, 4, 4, 7, 5, 5, 6, 3, 7, 0); !reflect.DeepEqual(got, want) {
@@ -195,7 +200,7 @@ func TestRecorderModel(t *testing.T) {
 			{3, 0, core.TaskSucceeded, at(6), at(6), at(6), ""},
 			{4, -1, core.TaskCanceled, at(6), none, at(7), ""},
 		},
-		wantLanes: []trace.Lane{{ID: 0, Name: "slot 0", Slot: 0}},
+		wantLanes: []trace.Lane{{ID: 0, Name: "slot 1", Slot: 0}},
 		check: func(t *testing.T, s *trace.Snapshot) {
 			st := s.Stats
 			if st.Submitted != 4 || st.Succeeded != 1 || st.Canceled != 2 || st.Panicked != 1 || st.Dropped != 2 {
@@ -470,7 +475,7 @@ func TestObserveErrorTextPanics(t *testing.T) {
 
 func TestConfigDefaults(t *testing.T) {
 	got := trace.NewRecorder(trace.Config{MaxLog: 1 << 30, ThroughputWindow: time.Nanosecond}).Config()
-	want := trace.Config{Name: "sluice", MaxFinished: 10_000, MaxOpen: 100_000, MaxSamples: 10_000,
+	want := trace.Config{Name: "sluice", SlotName: "slot", MaxFinished: 10_000, MaxOpen: 100_000, MaxSamples: 10_000,
 		MaxLanes: 4096, MaxLog: 1 << 16, WaitSamples: 1000, ThroughputWindow: time.Millisecond}
 	if got != want {
 		t.Errorf("Config() = %+v, want %+v", got, want)

@@ -30,10 +30,15 @@ const (
 // reads back into an equal model:
 //
 //   - process 1 has one thread per lane (tid = Lane.ID, named by a
-//     thread_name metadata event) with a complete ("X") event of category
-//     "task" for each run, from Started to Ended; instant ("i") events
-//     "lane created" and "lane evicted"; and counter ("C") events named
-//     after the tracks ("running", "waiting", "in use", "lanes", "limit").
+//     thread_name metadata event as the page names it: "slot 1", "token
+//     2", the key) with a complete ("X") event of category "task" for each
+//     run, from Started to Ended (a Semaphore holder of several tokens has
+//     one on each token's thread); instant ("i") events "lane created" and
+//     "lane evicted"; and counter ("C") events named after the tracks
+//     ("running", "waiting", "in use", "lanes", "limit"). A key whose lane
+//     was evicted and made again keeps one thread, its first lane's: the
+//     later lanes' ids are listed in the thread_name's args ("lanes") and
+//     given as args.lane on their runs and instants.
 //   - process 2 has rows "queue 0", "queue 1", ... with a complete event
 //     of category "wait" for each task's wait, from Enqueued to Started
 //     (or Ended, or the trace's end if it still waits); a task that
@@ -182,10 +187,29 @@ func (jw *jsonWriter) write(d *dump) {
 	jw.end()
 	jw.meta(pidQueue, 0, "process_sort_index", "", 1)
 	jw.end()
-	for _, l := range d.lanes {
+	tids := laneTids(d)
+	for i, l := range d.lanes {
+		if tids[l.id] != l.id {
+			continue // a later lane of a key: on its first lane's track
+		}
 		jw.meta(pidLanes, l.id, "thread_name", l.name, 0)
 		jw.str("key", l.key)
 		jw.int("slot", int64(l.slot))
+		// Every lane of a key made again, so that a reader makes them too.
+		c := byte('[')
+		for _, m := range d.lanes[i+1:] {
+			if tids[m.id] == l.id {
+				if c == '[' {
+					jw.key("lanes")
+					jw.buf = strconv.AppendInt(append(jw.buf, c), int64(l.id), 10)
+					c = ','
+				}
+				jw.buf = strconv.AppendInt(append(jw.buf, c), int64(m.id), 10)
+			}
+		}
+		if c == ',' {
+			jw.buf = append(jw.buf, ']')
+		}
 		jw.end()
 		jw.meta(pidLanes, l.id, "thread_sort_index", "", int64(l.id))
 		jw.end()
@@ -212,11 +236,20 @@ func (jw *jsonWriter) write(d *dump) {
 				if waitEnd == noTime {
 					waitEnd = end
 				}
-				jw.span(x, seq, catWait, pidQueue, rows.row[k], x.enq, waitEnd)
+				jw.span(x, seq, catWait, pidQueue, rows.row[k], rows.row[k], x.enq, waitEnd)
 				k++
 			}
-			if x.start != noTime {
-				jw.span(x, seq, catRun, pidLanes, x.lane, x.start, end)
+			switch {
+			case x.start == noTime:
+			case x.lanes != nil:
+				// A holder of several tokens: a slice on each token's track.
+				for _, id := range x.lanes {
+					jw.span(x, seq, catRun, pidLanes, tids.of(id), id, x.start, end)
+				}
+			case x.lane >= 0:
+				jw.span(x, seq, catRun, pidLanes, tids.of(x.lane), x.lane, x.start, end)
+			default:
+				jw.span(x, seq, catRun, pidLanes, -1, -1, x.start, end)
 			}
 		}
 	}
@@ -228,11 +261,14 @@ func (jw *jsonWriter) write(d *dump) {
 			if in.t == noTime {
 				continue
 			}
-			jw.event("i", jw.rel(in.t), pidLanes, l.id)
+			jw.event("i", jw.rel(in.t), pidLanes, tids[l.id])
 			jw.str("name", in.name)
 			jw.str("s", "t")
 			jw.args()
 			jw.str("key", l.key)
+			if tids[l.id] != l.id {
+				jw.int("lane", int64(l.id))
+			}
 			jw.end()
 		}
 	}
@@ -264,10 +300,40 @@ func (jw *jsonWriter) write(d *dump) {
 	}
 }
 
-// span writes a complete event for x from start to end. seq numbers the
-// tasks of the trace from 1, pairing a task's wait and run: task ids need
-// not be unique.
-func (jw *jsonWriter) span(x *rec, seq uint64, cat string, pid, tid int, start, end int64) {
+// laneTids returns the thread id of each lane: its own id, but for the
+// later lanes of a key (made again after an eviction), which go on the
+// track of the key's first lane, so that a key is one track.
+func laneTids(d *dump) tidMap {
+	tids := make(tidMap, len(d.lanes))
+	first := make(map[string]int)
+	for _, l := range d.lanes {
+		tids[l.id] = l.id
+		if l.slot == -1 && l.name == l.key { // as recorded: lanes alike but for their times
+			if id, ok := first[l.key]; ok {
+				tids[l.id] = id
+			} else {
+				first[l.key] = l.id
+			}
+		}
+	}
+	return tids
+}
+
+// tidMap maps lane ids to thread ids.
+type tidMap map[int]int
+
+// of returns lane id's thread id; a lane not in the map has its own.
+func (m tidMap) of(id int) int {
+	if tid, ok := m[id]; ok {
+		return tid
+	}
+	return id
+}
+
+// span writes a complete event for x from start to end on thread tid, for
+// its lane lane (an arg when it is not tid). seq numbers the tasks of the
+// trace from 1, pairing a task's wait and run: task ids need not be unique.
+func (jw *jsonWriter) span(x *rec, seq uint64, cat string, pid, tid, lane int, start, end int64) {
 	jw.event("X", jw.rel(start), pid, tid)
 	jw.buf = append(jw.buf, `,"dur":`...)
 	jw.buf = appendMicros(jw.buf, end-start)
@@ -285,6 +351,9 @@ func (jw *jsonWriter) span(x *rec, seq uint64, cat string, pid, tid int, start, 
 	jw.buf = strconv.AppendUint(jw.buf, x.id, 10)
 	jw.key("seq")
 	jw.buf = strconv.AppendUint(jw.buf, seq, 10)
+	if lane != tid {
+		jw.int("lane", int64(lane))
+	}
 	if x.name != "" {
 		jw.str("name", x.name)
 	}
@@ -458,6 +527,7 @@ type jsonBlock struct {
 
 type jsonConfig struct {
 	Name             string `json:"name"`
+	SlotName         string `json:"slotName,omitempty"` // omitted when "slot"
 	MaxFinished      int    `json:"maxFinished"`
 	MaxOpen          int    `json:"maxOpen"`
 	MaxSamples       int    `json:"maxSamples"`
@@ -501,11 +571,15 @@ func (jw *jsonWriter) block(d *dump) *jsonBlock {
 	valid := func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 	c := d.cfg
 	c.Name = valid(c.Name)
+	slotName := valid(c.SlotName)
+	if slotName == "slot" {
+		slotName = ""
+	}
 	b := &jsonBlock{
 		Version: formatVersion,
 		Origin:  jw.origin,
 		Config: jsonConfig{
-			Name: c.Name, MaxFinished: c.MaxFinished, MaxOpen: c.MaxOpen, MaxSamples: c.MaxSamples,
+			Name: c.Name, SlotName: slotName, MaxFinished: c.MaxFinished, MaxOpen: c.MaxOpen, MaxSamples: c.MaxSamples,
 			MaxLanes: c.MaxLanes, MaxLog: c.MaxLog, WaitSamples: c.WaitSamples,
 			ThroughputWindow: int64(c.ThroughputWindow),
 		},

@@ -422,6 +422,7 @@ func (l *jsLoop) publish() {
 	}
 	l.setData("selected", sel)
 	l.setData("ticks", strings.Join(l.drv.tl.Ticks, "|"))
+	l.setData("wide", strings.Join(l.drv.tl.Wide, "|"))
 }
 
 func (l *jsLoop) setData(k, v string) {

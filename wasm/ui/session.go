@@ -78,7 +78,11 @@ func NewSession(sc sim.Scenario, preset string) (*Session, error) {
 // load replaces the run with a new one of sc. It keeps the old run when sc
 // cannot run. s.mu must be held (or s not yet shared).
 func (s *Session) load(sc sim.Scenario, preset string) error {
-	rec := trace.NewRecorder(trace.Config{Name: "sluice " + sc.Primitive, MaxLog: panelLog})
+	cfg := trace.Config{Name: "sluice " + sc.Primitive, MaxLog: panelLog}
+	if sc.Primitive == sim.Semaphore {
+		cfg.SlotName = "token" // a holder of w tokens is drawn on w of them
+	}
+	rec := trace.NewRecorder(cfg)
 	run, err := sim.NewRunner(sc, sim.Config{Observe: observer(rec, sc.Primitive)})
 	if err != nil {
 		return err

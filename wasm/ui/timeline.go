@@ -97,6 +97,10 @@ type timeline struct {
 	Lanes  int     // lanes drawn (placeholders included)
 	Hover  *trace.Task
 	Ticks  []string // the time axis's labels
+	// Wide lists the tasks drawn across several rows (Semaphore holders of
+	// several tokens), at most maxWide: "name:row label+row label...@x y",
+	// x y being the centre of its first bar.
+	Wide []string
 }
 
 // hit is where a task was drawn, for the pointer.
@@ -130,6 +134,7 @@ const (
 	chipGap        = 2
 	maxHits        = 20_000
 	maxBarLabels   = 200
+	maxWide        = 20
 )
 
 func newTimeline(compact bool) *timeline {
@@ -191,7 +196,7 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	t.Height = math.Ceil(g.h)
 
 	t.hits = t.hits[:0]
-	t.Bars, t.Lanes, t.Hover = 0, len(t.rows), nil
+	t.Bars, t.Lanes, t.Hover, t.Wide = 0, len(t.rows), nil, t.Wide[:0]
 	t.selShown = false
 	p.Clear(colBackground)
 	t.drawLaneBackgrounds(p, &g, snap)
@@ -259,8 +264,13 @@ func (t *timeline) drawSelected(p painter) {
 }
 
 // noteSelected remembers where task x was drawn if it is the selected one.
+// A task drawn in several places (a holder of several tokens) is
+// outlined around all of them.
 func (t *timeline) noteSelected(x *trace.Task, x0, y0, x1, y1 float64) {
 	if t.Selected != 0 && x.ID == t.Selected {
+		if r := t.selRect; t.selShown {
+			x0, y0, x1, y1 = min(x0, r[0]), min(y0, r[1]), max(x1, r[2]), max(y1, r[3])
+		}
 		t.selRect = [4]float64{x0, y0, x1, y1}
 		t.selShown = true
 	}
@@ -334,7 +344,6 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 	}
 	t.rows = t.rows[:0]
 	clear(t.rowOf)
-	holder := f.Primitive == sim.Semaphore
 	slots := 0
 	if !f.Replay && f.Limit > 0 && f.Primitive != sim.Keyed && !sim.SharesSemaphore(f.Primitive) {
 		slots = min(f.Limit, maxRows)
@@ -357,8 +366,8 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 		bySlot[l.Slot] = l
 	}
 	slotName := "slot"
-	if holder {
-		slotName = "holder"
+	if f.Primitive == sim.Semaphore {
+		slotName = "token" // a holder of w tokens takes w rows
 	}
 	for s := 0; s < slots; s++ {
 		l := bySlot[s]
@@ -631,6 +640,10 @@ func (b *barPass) draw(i, row int, startNs, endNs int64) (skipTo int64) {
 	if endNs == openEnd {
 		endNs = b.nowNs
 	}
+	if len(x.Lanes) > 1 {
+		b.drawWide(i, startNs, endNs)
+		return noSkip
+	}
 	x0, x1 := b.xns(startNs), b.xns(endNs)
 	if x1 < g.plotL || x0 > g.plotR {
 		return noSkip
@@ -651,18 +664,7 @@ func (b *barPass) draw(i, row int, startNs, endNs int64) (skipTo int64) {
 	}
 	y := g.laneTop + float64(row)*g.laneH + b.pad
 	h := g.laneH - 2*b.pad
-	sh := taskShade(b.f.ColorBy, b.f.Levels, x.Priority, x.Key)
-	fill, cap := sh.soft, ""
-	switch x.State {
-	case core.TaskRunning:
-		fill = sh.strong
-	case core.TaskFailed:
-		cap = colFailed
-	case core.TaskPanicked:
-		cap = colPanicked
-	case core.TaskCanceled:
-		fill, cap = colCanceledBg, colCanceled
-	}
+	fill, cap := b.shade(x)
 	if r := &b.runs[row]; cap == "" && r.fill == fill && r.y == y && x0 <= r.x1+0.5 {
 		r.x1 = max(r.x1, x1)
 	} else {
@@ -678,6 +680,30 @@ func (b *barPass) draw(i, row int, startNs, endNs int64) (skipTo int64) {
 	t.addHit(x0, y, x1, y+h, i)
 	t.noteSelected(x, x0, y, x1, y+h)
 	t.Bars++
+	b.label(x, x0, x1, y, h, fill)
+	return skipTo
+}
+
+// shade returns the fill of task x's bar, and the colour of its end cap
+// or "".
+func (b *barPass) shade(x *trace.Task) (fill, cap string) {
+	sh := taskShade(b.f.ColorBy, b.f.Levels, x.Priority, x.Key)
+	fill = sh.soft
+	switch x.State {
+	case core.TaskRunning:
+		fill = sh.strong
+	case core.TaskFailed:
+		cap = colFailed
+	case core.TaskPanicked:
+		cap = colPanicked
+	case core.TaskCanceled:
+		fill, cap = colCanceledBg, colCanceled
+	}
+	return fill, cap
+}
+
+// label writes task x's name on its bar, if it fits.
+func (b *barPass) label(x *trace.Task, x0, x1, y, h float64, fill string) {
 	if x1-x0 >= 34 && h >= 11 && len(b.labels) < maxBarLabels {
 		name := x.Name
 		if x.Weight > 1 {
@@ -685,7 +711,62 @@ func (b *barPass) draw(i, row int, startNs, endNs int64) (skipTo int64) {
 		}
 		b.labels = append(b.labels, barLabel{x0 + 4, y + h/2 + 4, name, textOn(fill)})
 	}
-	return skipTo
+}
+
+// drawWide draws task i, which holds several lanes (a Semaphore holder of
+// several tokens), as one bar across each run of adjacent rows it holds,
+// labelled once: one bar when its rows are adjacent, as they are unless
+// the free tokens were not when it started.
+func (b *barPass) drawWide(i int, startNs, endNs int64) {
+	t, g, x := b.t, b.g, &b.f.Snap.Tasks[i]
+	x0, x1 := b.xns(startNs), b.xns(endNs)
+	if x1 < g.plotL || x0 > g.plotR {
+		return
+	}
+	x0, x1 = max(x0, g.plotL), min(max(x1, x0+1), g.plotR)
+	if x1-x0 > 4 && !x.Ended.IsZero() {
+		x1--
+	}
+	var rows []int
+	for _, id := range x.Lanes {
+		if r, ok := t.rowOf[id]; ok {
+			rows = append(rows, r)
+		}
+	}
+	slices.Sort(rows)
+	fill, cap := b.shade(x)
+	wide, at := x.Name+":", ""
+	for j := 0; j < len(rows); {
+		k := j
+		for k+1 < len(rows) && rows[k+1] == rows[k]+1 {
+			k++
+		}
+		y := g.laneTop + float64(rows[j])*g.laneH + b.pad
+		h := float64(rows[k]-rows[j]+1)*g.laneH - 2*b.pad
+		t.fills.rect(fill, x0, y, x1-x0, h)
+		if cap != "" {
+			cw := min(3, x1-x0)
+			t.caps.rect(cap, x1-cw, y, cw, h)
+		}
+		t.addHit(x0, y, x1, y+h, i)
+		t.noteSelected(x, x0, y, x1, y+h)
+		if j == 0 {
+			b.label(x, x0, x1, y, h, fill)
+			at = "@" + strconv.FormatFloat((x0+x1)/2, 'f', 1, 64) + " " + strconv.FormatFloat(y+h/2, 'f', 1, 64)
+		}
+		for r := rows[j]; r <= rows[k]; r++ {
+			b.last[r] = max(b.last[r], math.Floor(x1))
+			if r > rows[0] {
+				wide += "+"
+			}
+			wide += t.rows[r].label
+		}
+		j = k + 1
+	}
+	t.Bars++
+	if len(t.Wide) < maxWide {
+		t.Wide = append(t.Wide, wide+at)
+	}
 }
 
 // Marks of barPass.draw's arguments and result.
@@ -986,7 +1067,12 @@ func (t *timeline) drawHover(p painter, g *geometry, f Frame, m Point) {
 	hover := *x
 	t.Hover = &hover
 	var outline []byte
-	outline = appendRect(outline, h.x0-1.5, h.y0-1.5, h.x1-h.x0+3, h.y1-h.y0+3)
+	for _, o := range t.hits {
+		// Every bar of the task: a holder of several tokens may have two.
+		if o == h || o.task == h.task && len(x.Lanes) > 1 {
+			outline = appendRect(outline, o.x0-1.5, o.y0-1.5, o.x1-o.x0+3, o.y1-o.y0+3)
+		}
+	}
 	p.StrokePath(outline, colHover, 1.5)
 
 	lines := tooltipLines(x, f, !f.Replay)
@@ -1069,6 +1155,15 @@ func tooltipLines(x *trace.Task, f Frame, live bool) []string {
 	}
 	if x.Weight > 1 {
 		facts = append(facts, "weight "+strconv.FormatInt(x.Weight, 10))
+	}
+	if len(x.Lanes) > 1 {
+		var on []string
+		for _, l := range f.Snap.Lanes {
+			if slices.Contains(x.Lanes, l.ID) {
+				on = append(on, l.Name)
+			}
+		}
+		facts = append(facts, "on "+strings.Join(on, ", "))
 	}
 	if len(facts) > 0 {
 		lines = append(lines, strings.Join(facts, " · "))

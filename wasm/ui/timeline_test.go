@@ -1,6 +1,7 @@
 package ui_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -262,5 +263,140 @@ func TestTimelineLabelsWhole(t *testing.T) {
 			}
 		}
 		s.Close()
+	}
+}
+
+// TestTimelineSemaphoreHolder checks that in the "Async semaphore" preset
+// the request holding all three tokens is drawn across the three token
+// lanes, as one task to the pointer and in its tooltip.
+func TestTimelineSemaphoreHolder(t *testing.T) {
+	ps, _ := sim.PresetByID("semaphore")
+	s, err := ui.NewSession(ps.Scenario, ps.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tl := ui.NewTimeline(false)
+	var p ui.TestPainter
+	var f ui.Frame
+	var heavy *trace.Task
+	s.SetPlaying(true)
+	for range 40 { // up to 4 s, until the heavy request runs
+		p = ui.TestPainter{}
+		f = ui.DrawFrame(tl, &p, s, 100*time.Millisecond, 1000, ui.Point{})
+		if i := slices.IndexFunc(f.Snap.Tasks, func(x trace.Task) bool { return x.Weight == 3 && x.State == core.TaskRunning }); i >= 0 {
+			heavy = &f.Snap.Tasks[i]
+			break
+		}
+	}
+	if heavy == nil {
+		t.Fatal("the weight-3 request never ran")
+	}
+	for range 8 { // long enough for its label
+		p = ui.TestPainter{}
+		f = ui.DrawFrame(tl, &p, s, 100*time.Millisecond, 1000, ui.Point{})
+	}
+	id := heavy.ID
+	heavy = &f.Snap.Tasks[slices.IndexFunc(f.Snap.Tasks, func(x trace.Task) bool { return x.ID == id })]
+	for _, want := range []string{"token 1", "token 2", "token 3"} {
+		if !slices.Contains(p.Texts, want) {
+			t.Errorf("the timeline shows no lane %q; it shows %q", want, p.Texts)
+		}
+	}
+	if want := heavy.Name + ":token 1+token 2+token 3@"; !slices.ContainsFunc(tl.Wide, func(s string) bool { return strings.HasPrefix(s, want) }) {
+		t.Errorf("tasks drawn across lanes = %q, want %q", tl.Wide, want)
+	}
+	if n := len(heavy.Lanes); n != 3 {
+		t.Errorf("the weight-3 request holds lanes %v, want 3", heavy.Lanes)
+	}
+	// Its bar covers the three rows: the pointer finds it on each, and one
+	// tooltip names the tokens.
+	x, y, ok := findBar(tl, f, heavy.Name, 1000)
+	if !ok {
+		t.Fatalf("no pixel of the canvas names %s", heavy.Name)
+	}
+	rows := 0
+	for dy := 0.0; dy < 100; dy += 2 {
+		if n, ok := tl.TaskAt(f, x, y+dy); ok && n == heavy.Name {
+			rows++
+		}
+	}
+	if rows*2 < 3*18 { // lanes are at least 18 px tall
+		t.Errorf("%s is drawn %d px tall at x %v, want across three lanes", heavy.Name, rows*2, x)
+	}
+	p = ui.TestPainter{}
+	tl.Draw(&p, f, 1000, tl.Height, ui.Point{X: x, Y: y + float64(rows*2) - 4, In: true})
+	if tl.Hover == nil || tl.Hover.Name != heavy.Name {
+		t.Fatalf("hovered task at its last lane = %v, want %s", tl.Hover, heavy.Name)
+	}
+	if want := "weight 3 · on token 1, token 2, token 3"; !slices.Contains(p.Texts, want) {
+		t.Errorf("tooltip texts = %q, want %q", p.Texts, want)
+	}
+	if labels := countPrefix(p.Texts, heavy.Name+" ×3"); labels != 1 {
+		t.Errorf("%s is labelled %d times, want once; texts %q", heavy.Name, labels, p.Texts)
+	}
+}
+
+func countPrefix(texts []string, prefix string) int {
+	n := 0
+	for _, s := range texts {
+		if strings.HasPrefix(s, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestTimelineHolderApart loads a trace in which a holder of two tokens
+// got tokens 1 and 3, token 2 being held: it is drawn as two bars, one on
+// each of its lanes, labelled once, one task to the pointer on both.
+func TestTimelineHolderApart(t *testing.T) {
+	t0 := sim.Epoch
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	rec := trace.NewRecorder(trace.Config{SlotName: "token"})
+	rec.Observe(core.Event{Kind: core.Resized, Time: ms(0), Weight: 3})
+	for i, name := range []string{"a", "b", "c"} {
+		rec.Observe(core.Event{Kind: core.Started, Time: ms(0), Task: uint64(i + 1), Name: name, Weight: 1})
+	}
+	rec.Observe(core.Event{Kind: core.Finished, Time: ms(100), Task: 1})
+	rec.Observe(core.Event{Kind: core.Finished, Time: ms(100), Task: 3})
+	rec.Observe(core.Event{Kind: core.Started, Time: ms(100), Task: 4, Name: "d", Weight: 2})
+	rec.Observe(core.Event{Kind: core.Finished, Time: ms(900), Task: 4})
+	rec.Observe(core.Event{Kind: core.Finished, Time: ms(1000), Task: 2})
+	var b strings.Builder
+	if err := rec.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ui.NewSession(sim.Presets()[0].Scenario, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.LoadTrace(strings.NewReader(b.String()), "apart.json"); err != nil {
+		t.Fatal(err)
+	}
+	tl := ui.NewTimeline(false)
+	var p ui.TestPainter
+	f := ui.DrawFrame(tl, &p, s, 0, 1000, ui.Point{})
+	if len(tl.Wide) != 1 || !strings.HasPrefix(tl.Wide[0], "d:token 1+token 3@") {
+		t.Fatalf("tasks drawn across lanes = %q, want d on token 1 and token 3", tl.Wide)
+	}
+	if n := countPrefix(p.Texts, "d ×2"); n != 1 {
+		t.Errorf("d is labelled %d times, want once", n)
+	}
+	var x float64
+	var y1 float64
+	if _, err := fmt.Sscanf(tl.Wide[0][strings.Index(tl.Wide[0], "@")+1:], "%g %g", &x, &y1); err != nil {
+		t.Fatal(err)
+	}
+	// Down the column at the bar's centre: d, then b on token 2, then d.
+	var seen []string
+	for y := y1; y < y1+100; y++ {
+		if n, ok := tl.TaskAt(f, x, y); ok && (len(seen) == 0 || seen[len(seen)-1] != n) {
+			seen = append(seen, n)
+		}
+	}
+	if want := []string{"d", "b", "d"}; !slices.Equal(seen, want) {
+		t.Errorf("down the column at x %v from y %v: %q, want %q", x, y1, seen, want)
 	}
 }
