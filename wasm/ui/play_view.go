@@ -59,7 +59,7 @@ func (p *Play) Render() app.UI {
 				p.renderCounters(sc, false),
 				p.renderDetails(),
 				p.renderShare(),
-				p.renderCode(sc),
+				p.renderCode(sc, phase),
 			),
 		))
 	}
