@@ -639,8 +639,20 @@ func TestTimelineStays(t *testing.T) {
 					chromedp.WaitVisible(`#playground[data-preset="`+id+`"]`),
 				)
 				check("the preset " + id)
-				if id == ids[0] {
+				var wide []string
+				b.run(t, "checking the head's width", chromedp.Evaluate(`(() => {
+					const box = document.querySelector('.view').getBoundingClientRect();
+					return [...document.querySelectorAll('#scenario-title, #scenario-about, #desc-more, .view-head .tag')]
+						.filter((el) => el.getClientRects().length > 0 && el.getBoundingClientRect().right > box.right + 0.5).map((el) => el.id || el.className);
+				})()`, &wide))
+				if len(wide) > 0 {
+					t.Errorf("the preset %s: %q go past the timeline's card on the right", id, wide)
+				}
+				switch id {
+				case ids[0]:
 					b.viewShot(t, size+"-description.png")
+				case "shared-limit":
+					b.viewShot(t, size+"-description-cut.png")
 				}
 			}
 			var ok bool
