@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -153,5 +156,34 @@ func TestCompressWasm(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, wasmGzFile+".tmp")); !os.IsNotExist(err) {
 		t.Errorf("temporary file left behind: %v", err)
+	}
+}
+
+// TestSystemGzip compresses a part of a real Go binary (this test's) with
+// the gzip command: the result decompresses to the input and is no larger
+// than compress/gzip's best.
+func TestSystemGzip(t *testing.T) {
+	if _, err := exec.LookPath("gzip"); err != nil {
+		t.Skip("no gzip command: compressWasm uses compress/gzip")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := readFile(t, exe)
+	raw = raw[:min(len(raw), 2<<20)]
+	got, err := systemGzip(raw)
+	if err != nil {
+		t.Fatalf("systemGzip: %v", err)
+	}
+	if back := gunzip(t, got); !bytes.Equal(back, raw) {
+		t.Fatalf("systemGzip's output decompresses to %d bytes, want the %d given", len(back), len(raw))
+	}
+	var std bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&std, gzip.BestCompression)
+	zw.Write(raw)
+	zw.Close()
+	if len(got) > std.Len() {
+		t.Errorf("gzip -9 wrote %d bytes, compress/gzip's best %d: want no more", len(got), std.Len())
 	}
 }

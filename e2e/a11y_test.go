@@ -52,7 +52,8 @@ func reportAxe(t *testing.T, page string, found []violation) {
 }
 
 // TestAccessibility runs axe-core against the playground, with a task's
-// details open, and against the embed: no serious or critical violation.
+// details open, with a scenario's description cut short and whole, with a
+// loaded trace, and against the embed: no serious or critical violation.
 func TestAccessibility(t *testing.T) {
 	b := newBrowser(t)
 	b.run(t, "loading the playground",
@@ -91,6 +92,26 @@ func TestAccessibility(t *testing.T) {
 	} else if c := contrastRGB(ring.Color, ring.Back); c < 3 {
 		t.Errorf("focus ring %s on %s: contrast %.2f:1, want >= 3:1", ring.Color, ring.Back, c)
 	}
+
+	// A description cut to two lines with its More button, the same shown
+	// whole, and a loaded trace (whose code view has no code).
+	b.run(t, "choosing a preset with a long description",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(mounted),
+		chromedp.Click("#preset-shared-limit", chromedp.ByQuery),
+		chromedp.WaitVisible(`#scenario-about[data-clamped] #desc-more`, chromedp.ByQuery),
+	)
+	reportAxe(t, "/ with a description cut short", b.runAxe(t))
+	b.run(t, "showing the whole description",
+		chromedp.Click("#desc-more", chromedp.ByQuery),
+		chromedp.WaitVisible(`#scenario-about.open`, chromedp.ByQuery),
+	)
+	reportAxe(t, "/ with a whole description", b.runAxe(t))
+	b.run(t, "loading a trace",
+		chromedp.SetUploadFiles("#load-trace", []string{foreignTrace(t, 40, 2, 0, 100_000, 80_000)}, chromedp.ByQuery),
+		chromedp.WaitVisible(`#code-back-to-live`, chromedp.ByQuery),
+	)
+	reportAxe(t, "/ with a loaded trace", b.runAxe(t))
 
 	b.run(t, "loading the embed",
 		chromedp.Navigate(base+"/embed"),

@@ -13,6 +13,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -891,7 +892,17 @@ func TestServedFiles(t *testing.T) {
 		if got := resp.Header.Get("Content-Encoding"); got != "gzip" {
 			t.Fatalf("Content-Encoding = %q, want gzip", got)
 		}
-		zr, err := gzip.NewReader(resp.Body)
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The playground's budget for what a browser downloads (make perf
+		// reports it).
+		const limit = 2_700_000
+		if len(body) > limit {
+			t.Errorf("app.wasm as served is %d bytes gzip-encoded, over the budget of %d", len(body), limit)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}

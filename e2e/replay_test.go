@@ -19,6 +19,7 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"sluice/wasm/sim"
 )
@@ -549,4 +550,77 @@ func TestPresetsAsDescribed(t *testing.T) {
 		}
 	}
 	b.checkClean(t)
+}
+
+// TestCodeViewReplay loads a trace: the code view says that the timeline
+// shows that trace and that there is no program for it, offers no code to
+// copy, and leads back to the live scenario, whose program it shows again.
+func TestCodeViewReplay(t *testing.T) {
+	file := foreignTrace(t, 40, 2, 0, 100_000, 80_000)
+	name := filepath.Base(file)
+	ps := sim.Presets()[0]
+	program := strings.ReplaceAll(strings.TrimSuffix(ps.Scenario.GoCode(), "\n"), "\t", "    ")
+	for _, size := range []string{"desktop", "phone"} {
+		t.Run(size, func(t *testing.T) {
+			b := newBrowser(t)
+			if size == "phone" {
+				b.phone(t)
+			}
+			var ok bool
+			var code string
+			b.run(t, "loading the playground",
+				chromedp.Navigate(base+"/"),
+				chromedp.WaitVisible(mounted),
+				chromedp.Evaluate(`document.querySelector('#code-text').value`, &code),
+			)
+			if code != program {
+				t.Fatalf("before the trace, the code view shows %d characters, want the first preset's program of %d", len(code), len(program))
+			}
+			b.run(t, "loading a trace",
+				chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
+				chromedp.Poll(`document.querySelector('#playground').dataset.phase === "replay"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+			)
+			var shown struct {
+				Code   bool   `json:"code"`
+				Copy   bool   `json:"copy"`
+				Note   string `json:"note"`
+				Button string `json:"button"`
+			}
+			b.run(t, "reading the code view", chromedp.Evaluate(`(() => {
+				const q = (s) => document.querySelector('#code ' + s);
+				return {code: !!q('#code-text'), copy: !!q('#copy-code') && !q('#copy-code').disabled,
+					note: q('#code-none') ? q('#code-none').textContent : "", button: q('#code-back-to-live') ? q('#code-back-to-live').textContent : ""};
+			})()`, &shown))
+			if shown.Code || shown.Copy {
+				t.Errorf("in replay the code view shows code: %v, an enabled Copy button: %v; want neither", shown.Code, shown.Copy)
+			}
+			if !strings.Contains(shown.Note, name) || !strings.Contains(shown.Note, "no Go program") {
+				t.Errorf("in replay the code view says %q, want it to name the trace %q and say there is no Go program for it", shown.Note, name)
+			}
+			if shown.Button != "Back to live" {
+				t.Errorf("in replay the code view's button says %q, want “Back to live”", shown.Button)
+			}
+			var png []byte
+			b.run(t, "screenshot of the code view",
+				chromedp.ScrollIntoView("#code", chromedp.ByQuery),
+				chromedp.Screenshot("#code", &png, chromedp.ByQuery))
+			if err := os.MkdirAll("artifacts", 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join("artifacts", "code-view-replay-"+size+".png"), png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// By keyboard, as a person who tabbed there would.
+			b.run(t, "going back to live from the code view",
+				chromedp.Focus("#code-back-to-live", chromedp.ByQuery),
+				chromedp.KeyEvent(kb.Enter),
+				chromedp.Poll(`document.querySelector('#playground').dataset.phase !== "replay" && !!document.querySelector('#code-text')`, &ok, chromedp.WithPollingTimeout(waitLong)),
+				chromedp.Evaluate(`document.querySelector('#code-text').value`, &code),
+			)
+			if code != program {
+				t.Errorf("back to live, the code view shows %d characters, want the first preset's program of %d", len(code), len(program))
+			}
+			b.checkErrors(t)
+		})
+	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"sluice/core"
 	"sluice/core/trace"
+	"sluice/wasm/sim"
 )
 
 // phone makes the tab a 390×844 touch phone.
@@ -591,4 +592,106 @@ func TestLogs(t *testing.T) {
 		t.Errorf("count with a filter = %q, want 'N of M'", log.Count)
 	}
 	b.checkClean(t)
+}
+
+// TestTimelineStays switches among every preset and to a custom scenario,
+// at desktop and at phone size: the timeline's top stays where it was, so
+// that a click aimed at it lands on it whatever the scenario's description.
+// A long description is cut to two lines with a button that shows it whole.
+func TestTimelineStays(t *testing.T) {
+	ids := []string{}
+	for _, ps := range append(sim.Presets(), sim.Blank()) {
+		ids = append(ids, ps.ID)
+	}
+	const top = `(() => document.querySelector('#timeline').getBoundingClientRect().top + window.scrollY)()`
+	for _, size := range []string{"desktop", "phone"} {
+		t.Run(size, func(t *testing.T) {
+			b := newBrowser(t)
+			if size == "phone" {
+				b.phone(t)
+			}
+			b.run(t, "loading the playground",
+				chromedp.Navigate(base+"/"),
+				chromedp.WaitVisible(mounted),
+			)
+			var top0 float64
+			b.run(t, "measuring the timeline", chromedp.Evaluate(top, &top0))
+			check := func(what string) {
+				t.Helper()
+				// Right away, and once the page has settled.
+				for range 2 {
+					var got float64
+					var ok bool
+					b.run(t, "measuring the timeline after "+what,
+						chromedp.Evaluate(top, &got),
+						chromedp.Poll(`new Promise((r) => setTimeout(() => r(true), 400))`, &ok, chromedp.WithPollingTimeout(5*time.Second)),
+					)
+					if got != top0 {
+						t.Errorf("%s: the timeline's top moved from y = %.0f to %.0f", what, top0, got)
+						return
+					}
+				}
+			}
+			for _, id := range append(ids, ids[0]) {
+				var ok bool
+				b.run(t, "choosing the preset "+id,
+					chromedp.Evaluate(`document.querySelector('#preset-`+id+`').click(), true`, &ok),
+					chromedp.WaitVisible(`#playground[data-preset="`+id+`"]`),
+				)
+				check("the preset " + id)
+				var wide []string
+				b.run(t, "checking the head's width", chromedp.Evaluate(`(() => {
+					const box = document.querySelector('.view').getBoundingClientRect();
+					return [...document.querySelectorAll('#scenario-title, #scenario-about, #desc-more, .view-head .tag')]
+						.filter((el) => el.getClientRects().length > 0 && el.getBoundingClientRect().right > box.right + 0.5).map((el) => el.id || el.className);
+				})()`, &wide))
+				if len(wide) > 0 {
+					t.Errorf("the preset %s: %q go past the timeline's card on the right", id, wide)
+				}
+				switch id {
+				case ids[0]:
+					b.viewShot(t, size+"-description.png")
+				case "shared-limit":
+					b.viewShot(t, size+"-description-cut.png")
+				}
+			}
+			var ok bool
+			b.run(t, "changing the primitive",
+				chromedp.SetValue(`#primitive`, sim.Keyed, chromedp.ByQuery),
+				chromedp.Evaluate(`document.querySelector('#primitive').dispatchEvent(new Event('change', {bubbles: true}))`, &ok),
+				chromedp.WaitVisible(`#playground[data-preset=""][data-primitive="`+sim.Keyed+`"]`),
+			)
+			check("a custom scenario")
+			b.run(t, "choosing the preset "+ids[1],
+				chromedp.Evaluate(`document.querySelector('#preset-`+ids[1]+`').click(), true`, &ok),
+				chromedp.WaitVisible(`#playground[data-preset="`+ids[1]+`"]`),
+			)
+			check("the preset " + ids[1] + " after a custom scenario")
+
+			// "More" shows the whole description, and "Less" cuts it again.
+			var h0, h1 float64
+			var expanded string
+			const descHeight = `document.querySelector('#scenario-desc').getBoundingClientRect().height`
+			b.run(t, "finding More",
+				chromedp.Evaluate(descHeight, &h0),
+				chromedp.WaitVisible(`#scenario-about[data-clamped] #desc-more`, chromedp.ByQuery))
+			b.run(t, "clicking More", chromedp.Click(`#desc-more`, chromedp.ByQuery))
+			b.run(t, "showing the whole description",
+				chromedp.WaitVisible(`#scenario-about.open`, chromedp.ByQuery),
+				chromedp.Evaluate(descHeight, &h1),
+				chromedp.AttributeValue(`#desc-more`, "aria-expanded", &expanded, nil),
+			)
+			if h1 <= h0 || expanded != "true" {
+				t.Errorf("after More: the description is %.0f px high (was %.0f), aria-expanded=%q; want it higher and \"true\"", h1, h0, expanded)
+			}
+			b.viewShot(t, size+"-description-more.png")
+			b.run(t, "cutting the description again",
+				chromedp.Focus(`#desc-more`, chromedp.ByQuery),
+				chromedp.KeyEvent(kb.Enter),
+				chromedp.WaitNotPresent(`#scenario-about.open`),
+			)
+			check("Less")
+			b.checkErrors(t)
+		})
+	}
 }

@@ -29,7 +29,25 @@ const maxCodeRows = 22
 // read-only, indented by four spaces rather than tabs so that it reads on
 // a phone, and a button that copies it as gofmt writes it. The person's bursts, cancels and
 // limit changes are in it, at their times.
-func (p *Play) renderCode(sc sim.Scenario) app.UI {
+//
+// While a loaded trace is shown (phase "replay") there is no program for
+// what the timeline shows: the panel says so, names the trace, and offers
+// the way back to the live scenario instead of the code and its Copy
+// button.
+func (p *Play) renderCode(sc sim.Scenario, phase string) app.UI {
+	if phase == "replay" {
+		return app.Section().ID("code").Class("card").DataSet("lines", 0).DataSet("replay", true).Body(
+			app.Div().Class("view-head").Body(
+				app.Div().Body(
+					app.H3().Text("Go code"),
+					app.P().ID("code-none").Text("The timeline shows the loaded trace “"+p.panel.Replay+
+						"”: a recording read from a file, with no Go program for it."),
+					app.P().Class("muted small").Text("“Back to live” returns to your scenario and shows its Go program here."),
+				),
+				app.Button().ID("code-back-to-live").Class("btn").Text("Back to live").OnClick(p.onBackToLive),
+			),
+		)
+	}
 	code := goCode(sc)
 	lines := strings.Count(code, "\n")
 	return app.Section().ID("code").Class("card").DataSet("lines", lines).Body(
@@ -52,5 +70,8 @@ func (p *Play) renderCode(sc sim.Scenario) app.UI {
 }
 
 func (p *Play) onCopyCode(ctx app.Context, e app.Event) {
+	if p.panel.Phase == "replay" {
+		return // no program for a loaded trace
+	}
 	p.copy(ctx, goCode(p.sc), "Code copied: paste it into main.go in a module that requires sluice/core.")
 }

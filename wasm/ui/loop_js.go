@@ -45,6 +45,9 @@ type jsLoop struct {
 	moved    bool    // the pointers moved: no tap
 	pinch    float64 // the distance between two pointers, last seen
 
+	// The animation frame callback only.
+	clampAt float64 // when markClamped ran last, ms
+
 	// Frame goroutine only.
 	lastTS    float64
 	first     bool
@@ -118,6 +121,10 @@ func startLoop(ctx app.Context, p *Play) func() {
 			ts, _ = args[0].Float()
 		}
 		l.request(raf)
+		if ts-l.clampAt >= clampEvery || ts < l.clampAt {
+			l.clampAt = ts
+			markClamped(root)
+		}
 		if l.busy.CompareAndSwap(false, true) {
 			ctx.Async(func() {
 				defer l.busy.Store(false)
@@ -243,6 +250,41 @@ func str(e safejs.Value, k string) string {
 func truthy(v safejs.Value) bool {
 	b, err := v.Bool()
 	return err == nil && b
+}
+
+// clampEvery is how often, in ms, markClamped looks at the description.
+const clampEvery = 200
+
+// markClamped sets data-clamped on #scenario-about while the scenario's
+// description is cut to its two lines, which shows its "More" button
+// (sluice.css), and removes it when the description fits. It leaves the
+// attribute alone while the description shows whole (class "open"). It
+// runs in the animation frame callback, where the layout is up to date.
+func markClamped(root safejs.Value) {
+	about, err := root.Call("querySelector", "#scenario-about")
+	if err != nil || about.IsNull() || about.IsUndefined() {
+		return
+	}
+	cl, err := about.Get("classList")
+	if err != nil {
+		return
+	}
+	if open, _ := cl.Call("contains", "open"); truthy(open) {
+		return
+	}
+	desc, err := about.Call("querySelector", "#scenario-desc")
+	if err != nil || desc.IsNull() || desc.IsUndefined() {
+		return
+	}
+	clamped := num(desc, "scrollHeight") > num(desc, "clientHeight")+1
+	if has, _ := about.Call("hasAttribute", "data-clamped"); truthy(has) == clamped {
+		return
+	}
+	if clamped {
+		about.Call("setAttribute", "data-clamped", "")
+	} else {
+		about.Call("removeAttribute", "data-clamped")
+	}
 }
 
 // request asks for the next animation frame.

@@ -58,6 +58,7 @@ type Play struct {
 	details  *TaskDetails // the task whose details sheet is open
 	logQuery string       // the event log's filter, as typed
 	msgQuery string       // the messages' filter, as typed
+	descOpen string       // the preset (or "custom") whose description shows whole
 
 	levelsText string // the composer's priority levels, as typed
 	keysText   string // the composer's key names, as typed

@@ -59,7 +59,7 @@ func (p *Play) Render() app.UI {
 				p.renderCounters(sc, false),
 				p.renderDetails(),
 				p.renderShare(),
-				p.renderCode(sc),
+				p.renderCode(sc, phase),
 			),
 		))
 	}
@@ -133,6 +133,25 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 	)
 }
 
+// descKey names the scenario whose description shows whole: a preset's
+// ID, or "custom".
+func descKey(preset string) string {
+	if preset == "" {
+		return "custom"
+	}
+	return preset
+}
+
+// onDescMore shows the whole description of the scenario shown, or cuts
+// it to two lines again.
+func (p *Play) onDescMore(ctx app.Context, e app.Event) {
+	if key := descKey(p.preset); p.descOpen != key {
+		p.descOpen = key
+	} else {
+		p.descOpen = ""
+	}
+}
+
 func phaseLabel(phase string) string {
 	switch phase {
 	case "playing":
@@ -199,12 +218,26 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 		if ps, ok := sim.PresetByID(preset); ok {
 			title, desc = ps.Title, ps.Description
 		}
+		// The head keeps one height whatever the scenario, so that the
+		// timeline stays put: one line of title, two of description (a
+		// longer one shows whole on "More"), and on a phone two of tag.
+		open := p.descOpen == descKey(preset)
+		aboutClass, more := "scenario-about", "More"
+		if open {
+			aboutClass, more = "scenario-about open", "Less"
+		}
+		tag := tagText(sc)
 		head = app.Div().Class("view-head").Body(
-			app.Div().Body(
-				app.H2().ID("scenario-title").Text(title),
-				app.P().Class("muted").Text(desc),
+			app.Div().Class("view-title").Body(
+				app.H2().ID("scenario-title").Title("%s", title).Text(title),
+				app.Div().ID("scenario-about").Class(aboutClass).Body(
+					app.P().ID("scenario-desc").Class("muted scenario-desc").Text(desc),
+					app.Button().ID("desc-more").Class("desc-more").
+						Aria("expanded", strconv.FormatBool(open)).Aria("controls", "scenario-desc").
+						Text(more).OnClick(p.onDescMore),
+				),
 			),
-			app.Span().Class("tag").Text(tagText(sc)),
+			app.Div().Class("tag-slot").Body(app.Span().Class("tag").Title("%s", tag).Text(tag)),
 		)
 	}
 	var reading app.UI
