@@ -78,8 +78,8 @@ func ensureWasm(root string, tc toolchain) error {
 }
 
 // wasmStale reports whether web/app.wasm must be built, and why: it is
-// missing, older than a .go file under wasm/ or core/ or than go.mod or
-// go.sum, or was built by another Go version than goVersion (its
+// missing, older than a .go file under wasm/ or core/ or than go.mod,
+// go.sum or build.go (which holds the build flags), or was built by another Go version than goVersion (its
 // wasm_exec.js would not match).
 func wasmStale(root, goVersion string) (bool, string, error) {
 	wasmPath := filepath.Join(root, wasmFile)
@@ -97,7 +97,7 @@ func wasmStale(root, goVersion string) (bool, string, error) {
 			newer = path
 		}
 	}
-	for _, f := range []string{"go.mod", "go.sum"} {
+	for _, f := range []string{"go.mod", "go.sum", "build.go"} {
 		if fi, err := os.Stat(filepath.Join(root, f)); err == nil {
 			check(f, fi.ModTime())
 		}

@@ -113,6 +113,7 @@ func TestWasmStale(t *testing.T) {
 		{"core source newer", touch("core/trace/trace.go"), true},
 		{"go.mod newer", touch("go.mod"), true},
 		{"go.sum newer", touch("go.sum"), true},
+		{"build flags newer", touch("build.go"), true},
 		{"test file newer", touch("core/core_test.go"), false},
 		{"other file newer", touch("web/sluice.css"), false},
 		{"other directory newer", touch("e2e/e2e_test.go"), false},
