@@ -585,12 +585,23 @@ func TestCodeViewReplay(t *testing.T) {
 				Copy   bool   `json:"copy"`
 				Note   string `json:"note"`
 				Button string `json:"button"`
+				Link   bool   `json:"link"`
+				Embed  bool   `json:"embed"`
+				Share  string `json:"share"`
 			}
 			b.run(t, "reading the code view", chromedp.Evaluate(`(() => {
 				const q = (s) => document.querySelector('#code ' + s);
+				const share = document.querySelector('#share-replay');
 				return {code: !!q('#code-text'), copy: !!q('#copy-code') && !q('#copy-code').disabled,
-					note: q('#code-none') ? q('#code-none').textContent : "", button: q('#code-back-to-live') ? q('#code-back-to-live').textContent : ""};
+					note: q('#code-none') ? q('#code-none').textContent : "", button: q('#code-back-to-live') ? q('#code-back-to-live').textContent : "",
+					link: !document.querySelector('#copy-link').disabled, embed: !document.querySelector('#copy-embed').disabled,
+					share: share ? share.textContent : ""};
 			})()`, &shown))
+			// The share card's link and snippet carry a scenario, not the
+			// trace shown: they are off, and the card says why.
+			if shown.Link || shown.Embed || !strings.Contains(shown.Share, "no link") {
+				t.Errorf("in replay Copy link enabled: %v, Copy embed snippet enabled: %v, share note %q; want both off and a note saying a trace has no link", shown.Link, shown.Embed, shown.Share)
+			}
 			if shown.Code || shown.Copy {
 				t.Errorf("in replay the code view shows code: %v, an enabled Copy button: %v; want neither", shown.Code, shown.Copy)
 			}

@@ -598,14 +598,22 @@ func logDetail(primitive string, k core.EventKind, key string, lane int, weight 
 
 func (p *Play) renderShare() app.UI {
 	live := p.mounted
+	// A loaded trace has no scenario to link to or embed: the link and the
+	// snippet would open the live scenario, not what the timeline shows.
+	linkable := live && p.panel.Phase != "replay"
 	var out []app.UI
-	if p.share != "" {
+	if !linkable && live {
+		out = append(out, app.P().ID("share-replay").Class("muted").Text(
+			"A loaded trace has no link or embed snippet: they carry a scenario, and a trace is a recording. "+
+				"Download trace saves it again; Back to live returns to your scenario and its link."))
+	}
+	if p.share != "" && linkable {
 		out = append(out, app.Label().Class("field field-wide").Body(
 			app.Span().Class("field-label").Text("Link to this scenario"),
 			app.Input().Type("text").ID("share-link").Class("mono").ReadOnly(true).Value(p.share),
 		))
 	}
-	if p.snippet != "" {
+	if p.snippet != "" && linkable {
 		out = append(out, app.Label().Class("field field-wide").Body(
 			app.Span().Class("field-label").Text("Embed snippet"),
 			app.Textarea().ID("embed-snippet").Class("mono").ReadOnly(true).Rows(8).Text(p.snippet),
@@ -617,8 +625,8 @@ func (p *Play) renderShare() app.UI {
 	return app.Section().Class("card share").Body(
 		app.H3().Text("Share and trace"),
 		app.Div().Class("share-buttons").Body(
-			app.Button().ID("copy-link").Class("btn").Disabled(!live).Text("Copy link").OnClick(p.onCopyLink),
-			app.Button().ID("copy-embed").Class("btn").Disabled(!live).Text("Copy embed snippet").OnClick(p.onCopyEmbed),
+			app.Button().ID("copy-link").Class("btn").Disabled(!linkable).Text("Copy link").OnClick(p.onCopyLink),
+			app.Button().ID("copy-embed").Class("btn").Disabled(!linkable).Text("Copy embed snippet").OnClick(p.onCopyEmbed),
 			app.Button().ID("download-trace").Class("btn").Disabled(!live).
 				Title("%s", "Chrome Trace Event JSON: open it in ui.perfetto.dev or chrome://tracing").
 				Text("Download trace").OnClick(p.onDownload),
