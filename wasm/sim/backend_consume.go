@@ -85,13 +85,7 @@ func (b *consumeBackend) handler(r *Runner) func(context.Context, *task) error {
 	return func(ctx context.Context, t *task) error {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		r.mu.Lock()
-		t.cancel = cancel
-		kicked := t.kicked
-		r.mu.Unlock()
-		if kicked {
-			cancel()
-		}
+		r.setCancel(t, cancel)
 		return r.body(t)(ctx)
 	}
 }

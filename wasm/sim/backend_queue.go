@@ -97,21 +97,16 @@ func (b *queueBackend) submit(r *Runner, t *task) {
 // with err, or accepted as h, which is canceled at once if the runner
 // canceled t meanwhile.
 func (r *Runner) submitted(t *task, h *core.Task, err error) {
-	r.mu.Lock()
-	if err != nil {
-		if t.phase == phSubmitting {
-			r.refuseLocked(t, err)
-			r.checkDrained()
-		}
-		r.mu.Unlock()
+	if err == nil {
+		r.setCancel(t, h.Cancel)
 		return
 	}
-	t.cancel = h.Cancel
-	kicked := t.kicked
-	r.mu.Unlock()
-	if kicked {
-		h.Cancel()
+	r.mu.Lock()
+	if t.phase == phSubmitting {
+		r.refuseLocked(t, err)
+		r.checkDrained()
 	}
+	r.mu.Unlock()
 }
 
 func (b *queueBackend) snapshot() snapshot { return snapshot{queue: b.q.Stats()} }

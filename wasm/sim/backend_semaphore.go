@@ -22,13 +22,7 @@ func newSemBackend(r *Runner) *semBackend {
 
 func (b *semBackend) submit(r *Runner, t *task) {
 	ctx, cancel := context.WithCancel(context.Background())
-	r.mu.Lock()
-	t.cancel = cancel
-	kicked := t.kicked
-	r.mu.Unlock()
-	if kicked {
-		cancel()
-	}
+	r.setCancel(t, cancel)
 	body := r.body(t)
 	r.wg.Add(1)
 	go func() {

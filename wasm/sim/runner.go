@@ -620,6 +620,20 @@ func (r *Runner) kick(t *task) func() {
 	return t.cancel
 }
 
+// setCancel gives t the function that cancels it, once the primitive has
+// it, and calls that function at once if the runner has already canceled
+// t (kicked), which it could not do before t had one. It takes r.mu, and
+// calls cancel without it.
+func (r *Runner) setCancel(t *task, cancel func()) {
+	r.mu.Lock()
+	t.cancel = cancel
+	kicked := t.kicked
+	r.mu.Unlock()
+	if kicked {
+		cancel()
+	}
+}
+
 // withdraw ends t, which has not reached the primitive, as canceled.
 // r.mu must be held.
 func (r *Runner) withdraw(t *task, why string) {
