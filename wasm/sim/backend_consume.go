@@ -69,13 +69,11 @@ func (b *consumeBackend) start(r *Runner) {
 			core.WithObserver(func(e core.Event) { b.observe(r, c, e) }),
 			core.WithClock(r.clock),
 		}
-		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
+		r.spawn(func() {
 			defer cancel()
 			err := core.Consume(ctx, c.ch, handle, opts...)
 			b.exited(r, c, err)
-		}()
+		})
 	}
 }
 

@@ -170,21 +170,26 @@ func (b *queueBackend) drain(r *Runner) {
 	r.mu.Lock()
 	r.aux++ // until the goroutine is about to call Drain
 	r.mu.Unlock()
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
+	r.spawn(func() {
 		r.mu.Lock()
 		r.aux--
 		r.gen++
 		r.mu.Unlock()
 		b.q.Drain(context.Background())
-	}()
+	})
 }
 
-// close kicks every live task (the queue's Close cancels them) and closes
-// the queue on a goroutine of the runner's, which counts as busy until
-// Close returns: it waits only for the canceled tasks to return.
-func (b *queueBackend) close(r *Runner) {
+// close closes the queue with closeQueues.
+func (b *queueBackend) close(r *Runner) { r.closeQueues(func() { b.q.Close() }) }
+
+func (b *queueBackend) stop(r *Runner) { r.spawn(func() { b.q.Close() }) }
+
+// closeQueues is Close for the backends built on work queues: it kicks
+// every live task (the queues' Close cancels them) and calls closeAll,
+// which closes the queues, on a goroutine of the runner's that counts as
+// busy until closeAll returns: Close waits only for the canceled tasks to
+// return.
+func (r *Runner) closeQueues(closeAll func()) {
 	r.mu.Lock()
 	for _, t := range r.tasks {
 		if t.phase.live() && !t.kicked {
@@ -193,22 +198,12 @@ func (b *queueBackend) close(r *Runner) {
 	}
 	r.aux++
 	r.mu.Unlock()
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		b.q.Close()
+	r.spawn(func() {
+		closeAll()
 		r.mu.Lock()
 		r.aux--
 		r.gen++
 		r.mu.Unlock()
 		r.nudge()
-	}()
-}
-
-func (b *queueBackend) stop(r *Runner) {
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		b.q.Close()
-	}()
+	})
 }

@@ -74,7 +74,7 @@ type Runner struct {
 	b         backend
 	consume   *consumeBackend // b, for a consume scenario
 	goTasks   bool            // each task runs on a goroutine of the runner's (Semaphore.Do)
-	wg        sync.WaitGroup  // every goroutine the runner starts
+	wg        sync.WaitGroup  // every goroutine the runner starts (spawn)
 	changed   chan struct{}   // size 1: a nudge for settle after any bookkeeping change
 
 	mu       sync.Mutex
@@ -649,6 +649,16 @@ func (r *Runner) withdraw(t *task, why string) {
 		t.ended = r.now()
 	})
 	r.drawn++
+}
+
+// spawn runs f on a goroutine of the runner's, which Runner.Wait waits
+// for. It does not block.
+func (r *Runner) spawn(f func()) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		f()
+	}()
 }
 
 // nudge wakes settle, natively.
