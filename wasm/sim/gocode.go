@@ -79,13 +79,8 @@ func (g *gen) scenario(s Scenario) {
 	// The playground draws the scenario's bursts in order of time, then
 	// those of the log as they come.
 	var bursts []codeBurst
-	order := make([]int, len(s.Bursts))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(s.Bursts[a].AtMS, s.Bursts[b].AtMS) })
 	var steps []codeStep
-	for _, i := range order {
+	for _, i := range burstOrder(s.Bursts) {
 		steps = append(steps, codeStep{at: s.Bursts[i].AtMS, burst: len(bursts)})
 		bursts = append(bursts, codeBurst{at: s.Bursts[i].AtMS, b: s.Bursts[i]})
 	}

@@ -162,12 +162,7 @@ func NewRunner(s Scenario, cfg Config) (*Runner, error) {
 	}
 
 	// Bursts in order of time, so that task names follow submission.
-	order := make([]int, len(s.Bursts))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(s.Bursts[a].AtMS, s.Bursts[b].AtMS) })
-	for _, i := range order {
+	for _, i := range burstOrder(s.Bursts) {
 		b := s.Bursts[i]
 		ts := r.makeTasks(b, i)
 		r.clock.AfterFunc(ms(b.AtMS), func() { r.fire(ts) })
@@ -179,6 +174,18 @@ func NewRunner(s Scenario, cfg Config) (*Runner, error) {
 		r.consume.start(r)
 	}
 	return r, nil
+}
+
+// burstOrder returns the indices of bs in order of time, bursts due at
+// the same time in the order given: the order in which a run draws their
+// tasks, and so names them.
+func burstOrder(bs []Burst) []int {
+	order := make([]int, len(bs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(bs[a].AtMS, bs[b].AtMS) })
+	return order
 }
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
