@@ -348,26 +348,13 @@ func (g *gen) primitive(s Scenario) {
 			opts = append(opts, fmt.Sprintf("core.WithAging(%s)", durArg(s.AgingMS)))
 		}
 		g.p("sem := core.NewSemaphore(%d, %s)", s.Limit, strings.Join(opts, ", "))
-		g.p(`var closed atomic.Bool // the semaphore has no Close or Drain of its own: the program refuses new tasks
-submit := func(t *task) {
-	if closed.Load() {
-		counts.refused.Add(1)
-		return
-	}
-	t.ctx, t.cancel = context.WithCancel(ctx)
-	if t.cancelAfter > 0 {
-		time.AfterFunc(t.cancelAfter, t.cancel)
-	}
-	mu.Lock()
-	tasks[t.name] = t
-	mu.Unlock()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer t.cancel()
-		sem.Do(t.ctx, t.weight, work(t), core.WithPriority(t.prio), core.WithName(t.name))
-	}()
-}`)
+		g.p("var closed atomic.Bool // the semaphore has no Close or Drain of its own: the program refuses new tasks")
+		g.ctxSubmit("closed.Load()", `wg.Add(1)
+go func() {
+	defer wg.Done()
+	defer t.cancel()
+	sem.Do(t.ctx, t.weight, work(t), core.WithPriority(t.prio), core.WithName(t.name))
+}()`)
 	case WorkQueue, Processor, Keyed, Shared:
 		var opts []string
 		switch s.Primitive {
@@ -453,21 +440,8 @@ for i, c := range consumers {
 		}, core.WithConcurrency(c.concurrency), core.WithSemaphore(sem), core.WithPriority(c.prio), core.WithObserver(counts.observe))
 	}()
 }
-var drained bool
-submit := func(t *task) {
-	if drained {
-		counts.refused.Add(1)
-		return
-	}
-	t.ctx, t.cancel = context.WithCancel(ctx)
-	if t.cancelAfter > 0 {
-		time.AfterFunc(t.cancelAfter, t.cancel)
-	}
-	mu.Lock()
-	tasks[t.name] = t
-	mu.Unlock()
-	chans[t.consumer] <- t
-}`)
+var drained bool`)
+		g.ctxSubmit("drained", "chans[t.consumer] <- t")
 	}
 	g.p("cancelTask := func(name string) {")
 	g.p("mu.Lock()")
@@ -495,6 +469,28 @@ submit := func(t *task) {
 	g.p("}")
 	g.p("}")
 	g.p("_, _ = cancelTask, cancelAll")
+}
+
+// ctxSubmit writes submit for the primitives whose tasks the program
+// cancels through a context of the task's own (semaphore, consume): a
+// task is refused while refused, a Go condition, holds; otherwise it gets
+// its context, canceled after its cancel-after, is recorded in tasks, and
+// is handed to the primitive by handOff, Go statements.
+func (g *gen) ctxSubmit(refused, handOff string) {
+	g.p(`submit := func(t *task) {
+	if %s {
+		counts.refused.Add(1)
+		return
+	}
+	t.ctx, t.cancel = context.WithCancel(ctx)
+	if t.cancelAfter > 0 {
+		time.AfterFunc(t.cancelAfter, t.cancel)
+	}
+	mu.Lock()
+	tasks[t.name] = t
+	mu.Unlock()
+	%s
+}`, refused, handOff)
 }
 
 // action writes what the program does for an action.
