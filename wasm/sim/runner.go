@@ -129,10 +129,7 @@ func NewRunner(s Scenario, cfg Config) (*Runner, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	s.Consumers = slices.Clone(s.Consumers)
-	s.Bursts = cloneBursts(s.Bursts)
-	s.Actions = slices.Clone(s.Actions)
-	s.Log = cloneLog(s.Log)
+	s = s.clone()
 	r := &Runner{
 		sc:        s,
 		clock:     NewClock(Epoch),
@@ -265,6 +262,12 @@ func (r *Runner) Scenario() Scenario {
 	r.mu.Lock()
 	s := r.sc
 	r.mu.Unlock()
+	return s.clone()
+}
+
+// clone copies s and every list it holds, so that the copy shares nothing
+// that can be changed with s.
+func (s Scenario) clone() Scenario {
 	s.Consumers = slices.Clone(s.Consumers)
 	s.Bursts = cloneBursts(s.Bursts)
 	s.Actions = slices.Clone(s.Actions)
