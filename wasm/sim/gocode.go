@@ -305,31 +305,30 @@ func (c *counters) observe(e core.Event) {
 	}
 }
 `)
-	if s.Primitive == Consume {
+	switch s.Primitive {
+	case Consume:
 		g.p("// consumers share one semaphore; their messages take their priority on it.")
-		g.p("var consumers = []struct {")
-		g.p("concurrency int")
-		g.p("prio        core.Priority")
-		g.p("}{")
-		for _, c := range s.Consumers {
-			g.p("{%d, %s},", c.Concurrency, prioText(c.Priority))
-		}
-		g.p("}")
-		g.p("")
-	}
-	if s.Primitive == Shared {
+		g.consumerTable(s, "consumers", "concurrency")
+	case Shared:
 		g.p("// queues share one semaphore: each runs at most parallelism tasks at once, and")
 		g.p("// its tasks take its priority, in the queue and on the semaphore.")
-		g.p("var queues = []struct {")
-		g.p("parallelism int")
-		g.p("prio        core.Priority")
-		g.p("}{")
-		for _, c := range s.Consumers {
-			g.p("{%d, %s},", c.Concurrency, prioText(c.Priority))
-		}
-		g.p("}")
-		g.p("")
+		g.consumerTable(s, "queues", "parallelism")
 	}
+}
+
+// consumerTable writes the scenario's Consumers (consume's consumers,
+// shared's work queues) as a table named name, with each one's
+// Concurrency in the field size and its priority in prio.
+func (g *gen) consumerTable(s Scenario, name, size string) {
+	g.p("var %s = []struct {", name)
+	g.p("%s int", size)
+	g.p("prio%s core.Priority", strings.Repeat(" ", max(len(size)-len("prio"), 0)))
+	g.p("}{")
+	for _, c := range s.Consumers {
+		g.p("{%d, %s},", c.Concurrency, prioText(c.Priority))
+	}
+	g.p("}")
+	g.p("")
 }
 
 // primitive writes the making of the primitive and of submit.
