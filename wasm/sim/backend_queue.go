@@ -23,16 +23,19 @@ type queueBackend struct {
 	keyed  bool
 }
 
-func (r *Runner) queueOptions() []core.Option {
-	return []core.Option{core.WithObserver(r.observeEvent), core.WithClock(r.clock)}
-}
-
-func newWorkQueueBackend(r *Runner) *queueBackend {
-	opts := r.queueOptions()
+// queueOptions returns the options a queue backend makes its primitive
+// with: the runner's observer and clock, then extra, then the scenario's
+// capacity, if it sets one.
+func (r *Runner) queueOptions(extra ...core.Option) []core.Option {
+	opts := append([]core.Option{core.WithObserver(r.observeEvent), core.WithClock(r.clock)}, extra...)
 	if r.sc.Capacity > 0 {
 		opts = append(opts, core.WithCapacity(r.sc.Capacity))
 	}
-	q := core.NewWorkQueue(r.sc.Limit, opts...)
+	return opts
+}
+
+func newWorkQueueBackend(r *Runner) *queueBackend {
+	q := core.NewWorkQueue(r.sc.Limit, r.queueOptions()...)
 	return &queueBackend{
 		q: q,
 		try: func(t *task, body func(context.Context) error) (*core.Task, error) {
@@ -43,15 +46,11 @@ func newWorkQueueBackend(r *Runner) *queueBackend {
 }
 
 func newProcessorBackend(r *Runner) *queueBackend {
-	opts := r.queueOptions()
-	if r.sc.Capacity > 0 {
-		opts = append(opts, core.WithCapacity(r.sc.Capacity))
-	}
 	// The processor's function is the task's body; its result is the time
 	// the task slept.
 	p := core.NewProcessor(r.sc.Limit, func(ctx context.Context, t *task) (time.Duration, error) {
 		return t.dur, r.body(t)(ctx)
-	}, opts...)
+	}, r.queueOptions()...)
 	return &queueBackend{
 		q: p,
 		try: func(t *task, _ func(context.Context) error) (*core.Task, error) {
@@ -66,17 +65,14 @@ func newProcessorBackend(r *Runner) *queueBackend {
 }
 
 func newKeyedBackend(r *Runner) *queueBackend {
-	opts := r.queueOptions()
+	var opts []core.Option
 	if r.sc.Limit > 0 {
 		opts = append(opts, core.WithParallelism(r.sc.Limit))
 	}
 	if r.sc.IdleMS > 0 {
 		opts = append(opts, core.WithIdleTimeout(ms(r.sc.IdleMS)))
 	}
-	if r.sc.Capacity > 0 {
-		opts = append(opts, core.WithCapacity(r.sc.Capacity))
-	}
-	q := core.NewKeyedQueue[string](opts...)
+	q := core.NewKeyedQueue[string](r.queueOptions(opts...)...)
 	return &queueBackend{
 		q: q,
 		try: func(t *task, body func(context.Context) error) (*core.Task, error) {
