@@ -69,13 +69,11 @@ func (b *consumeBackend) start(r *Runner) {
 			core.WithObserver(func(e core.Event) { b.observe(r, c, e) }),
 			core.WithClock(r.clock),
 		}
-		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
+		r.spawn(func() {
 			defer cancel()
 			err := core.Consume(ctx, c.ch, handle, opts...)
 			b.exited(r, c, err)
-		}()
+		})
 	}
 }
 
@@ -85,13 +83,7 @@ func (b *consumeBackend) handler(r *Runner) func(context.Context, *task) error {
 	return func(ctx context.Context, t *task) error {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		r.mu.Lock()
-		t.cancel = cancel
-		kicked := t.kicked
-		r.mu.Unlock()
-		if kicked {
-			cancel()
-		}
+		r.setCancel(t, cancel)
 		return r.body(t)(ctx)
 	}
 }

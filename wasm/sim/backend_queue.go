@@ -23,16 +23,19 @@ type queueBackend struct {
 	keyed  bool
 }
 
-func (r *Runner) queueOptions() []core.Option {
-	return []core.Option{core.WithObserver(r.observeEvent), core.WithClock(r.clock)}
-}
-
-func newWorkQueueBackend(r *Runner) *queueBackend {
-	opts := r.queueOptions()
+// queueOptions returns the options a queue backend makes its primitive
+// with: the runner's observer and clock, then extra, then the scenario's
+// capacity, if it sets one.
+func (r *Runner) queueOptions(extra ...core.Option) []core.Option {
+	opts := append([]core.Option{core.WithObserver(r.observeEvent), core.WithClock(r.clock)}, extra...)
 	if r.sc.Capacity > 0 {
 		opts = append(opts, core.WithCapacity(r.sc.Capacity))
 	}
-	q := core.NewWorkQueue(r.sc.Limit, opts...)
+	return opts
+}
+
+func newWorkQueueBackend(r *Runner) *queueBackend {
+	q := core.NewWorkQueue(r.sc.Limit, r.queueOptions()...)
 	return &queueBackend{
 		q: q,
 		try: func(t *task, body func(context.Context) error) (*core.Task, error) {
@@ -43,15 +46,11 @@ func newWorkQueueBackend(r *Runner) *queueBackend {
 }
 
 func newProcessorBackend(r *Runner) *queueBackend {
-	opts := r.queueOptions()
-	if r.sc.Capacity > 0 {
-		opts = append(opts, core.WithCapacity(r.sc.Capacity))
-	}
 	// The processor's function is the task's body; its result is the time
 	// the task slept.
 	p := core.NewProcessor(r.sc.Limit, func(ctx context.Context, t *task) (time.Duration, error) {
 		return t.dur, r.body(t)(ctx)
-	}, opts...)
+	}, r.queueOptions()...)
 	return &queueBackend{
 		q: p,
 		try: func(t *task, _ func(context.Context) error) (*core.Task, error) {
@@ -66,17 +65,14 @@ func newProcessorBackend(r *Runner) *queueBackend {
 }
 
 func newKeyedBackend(r *Runner) *queueBackend {
-	opts := r.queueOptions()
+	var opts []core.Option
 	if r.sc.Limit > 0 {
 		opts = append(opts, core.WithParallelism(r.sc.Limit))
 	}
 	if r.sc.IdleMS > 0 {
 		opts = append(opts, core.WithIdleTimeout(ms(r.sc.IdleMS)))
 	}
-	if r.sc.Capacity > 0 {
-		opts = append(opts, core.WithCapacity(r.sc.Capacity))
-	}
-	q := core.NewKeyedQueue[string](opts...)
+	q := core.NewKeyedQueue[string](r.queueOptions(opts...)...)
 	return &queueBackend{
 		q: q,
 		try: func(t *task, body func(context.Context) error) (*core.Task, error) {
@@ -97,21 +93,16 @@ func (b *queueBackend) submit(r *Runner, t *task) {
 // with err, or accepted as h, which is canceled at once if the runner
 // canceled t meanwhile.
 func (r *Runner) submitted(t *task, h *core.Task, err error) {
-	r.mu.Lock()
-	if err != nil {
-		if t.phase == phSubmitting {
-			r.refuseLocked(t, err)
-			r.checkDrained()
-		}
-		r.mu.Unlock()
+	if err == nil {
+		r.setCancel(t, h.Cancel)
 		return
 	}
-	t.cancel = h.Cancel
-	kicked := t.kicked
-	r.mu.Unlock()
-	if kicked {
-		h.Cancel()
+	r.mu.Lock()
+	if t.phase == phSubmitting {
+		r.refuseLocked(t, err)
+		r.checkDrained()
 	}
+	r.mu.Unlock()
 }
 
 func (b *queueBackend) snapshot() snapshot { return snapshot{queue: b.q.Stats()} }
@@ -175,21 +166,26 @@ func (b *queueBackend) drain(r *Runner) {
 	r.mu.Lock()
 	r.aux++ // until the goroutine is about to call Drain
 	r.mu.Unlock()
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
+	r.spawn(func() {
 		r.mu.Lock()
 		r.aux--
 		r.gen++
 		r.mu.Unlock()
 		b.q.Drain(context.Background())
-	}()
+	})
 }
 
-// close kicks every live task (the queue's Close cancels them) and closes
-// the queue on a goroutine of the runner's, which counts as busy until
-// Close returns: it waits only for the canceled tasks to return.
-func (b *queueBackend) close(r *Runner) {
+// close closes the queue with closeQueues.
+func (b *queueBackend) close(r *Runner) { r.closeQueues(func() { b.q.Close() }) }
+
+func (b *queueBackend) stop(r *Runner) { r.spawn(func() { b.q.Close() }) }
+
+// closeQueues is Close for the backends built on work queues: it kicks
+// every live task (the queues' Close cancels them) and calls closeAll,
+// which closes the queues, on a goroutine of the runner's that counts as
+// busy until closeAll returns: Close waits only for the canceled tasks to
+// return.
+func (r *Runner) closeQueues(closeAll func()) {
 	r.mu.Lock()
 	for _, t := range r.tasks {
 		if t.phase.live() && !t.kicked {
@@ -198,22 +194,12 @@ func (b *queueBackend) close(r *Runner) {
 	}
 	r.aux++
 	r.mu.Unlock()
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		b.q.Close()
+	r.spawn(func() {
+		closeAll()
 		r.mu.Lock()
 		r.aux--
 		r.gen++
 		r.mu.Unlock()
 		r.nudge()
-	}()
-}
-
-func (b *queueBackend) stop(r *Runner) {
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		b.q.Close()
-	}()
+	})
 }

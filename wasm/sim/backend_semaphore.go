@@ -22,17 +22,9 @@ func newSemBackend(r *Runner) *semBackend {
 
 func (b *semBackend) submit(r *Runner, t *task) {
 	ctx, cancel := context.WithCancel(context.Background())
-	r.mu.Lock()
-	t.cancel = cancel
-	kicked := t.kicked
-	r.mu.Unlock()
-	if kicked {
-		cancel()
-	}
+	r.setCancel(t, cancel)
 	body := r.body(t)
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
+	r.spawn(func() {
 		defer cancel()
 		// Do's outcome is reported by its events; an error without
 		// events means ctx ended before Do was called.
@@ -43,7 +35,7 @@ func (b *semBackend) submit(r *Runner, t *task) {
 			r.checkDrained()
 		}
 		r.mu.Unlock()
-	}()
+	})
 }
 
 func (b *semBackend) snapshot() snapshot { return snapshot{sem: b.s.Stats()} }

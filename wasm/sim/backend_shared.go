@@ -153,38 +153,16 @@ func (b *sharedBackend) drain(r *Runner) {
 	}
 }
 
-// close kicks every live task (each queue's Close cancels them) and closes
-// the queues on a goroutine of the runner's, which counts as busy until
-// the last Close returns.
-func (b *sharedBackend) close(r *Runner) {
-	r.mu.Lock()
-	for _, t := range r.tasks {
-		if t.phase.live() && !t.kicked {
-			r.kick(t)
-		}
-	}
-	r.aux++
-	r.mu.Unlock()
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		for _, sq := range b.queues {
-			sq.q.Close()
-		}
-		r.mu.Lock()
-		r.aux--
-		r.gen++
-		r.mu.Unlock()
-		r.nudge()
-	}()
-}
+// close closes every queue with closeQueues, busy until the last Close
+// returns.
+func (b *sharedBackend) close(r *Runner) { r.closeQueues(b.closeAll) }
 
-func (b *sharedBackend) stop(r *Runner) {
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		for _, sq := range b.queues {
-			sq.q.Close()
-		}
-	}()
+func (b *sharedBackend) stop(r *Runner) { r.spawn(b.closeAll) }
+
+// closeAll closes the queues one after the other; each Close cancels the
+// queue's tasks and waits for them to return.
+func (b *sharedBackend) closeAll() {
+	for _, sq := range b.queues {
+		sq.q.Close()
+	}
 }

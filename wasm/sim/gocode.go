@@ -79,13 +79,8 @@ func (g *gen) scenario(s Scenario) {
 	// The playground draws the scenario's bursts in order of time, then
 	// those of the log as they come.
 	var bursts []codeBurst
-	order := make([]int, len(s.Bursts))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(s.Bursts[a].AtMS, s.Bursts[b].AtMS) })
 	var steps []codeStep
-	for _, i := range order {
+	for _, i := range burstOrder(s.Bursts) {
 		steps = append(steps, codeStep{at: s.Bursts[i].AtMS, burst: len(bursts)})
 		bursts = append(bursts, codeBurst{at: s.Bursts[i].AtMS, b: s.Bursts[i]})
 	}
@@ -310,31 +305,30 @@ func (c *counters) observe(e core.Event) {
 	}
 }
 `)
-	if s.Primitive == Consume {
+	switch s.Primitive {
+	case Consume:
 		g.p("// consumers share one semaphore; their messages take their priority on it.")
-		g.p("var consumers = []struct {")
-		g.p("concurrency int")
-		g.p("prio        core.Priority")
-		g.p("}{")
-		for _, c := range s.Consumers {
-			g.p("{%d, %s},", c.Concurrency, prioText(c.Priority))
-		}
-		g.p("}")
-		g.p("")
-	}
-	if s.Primitive == Shared {
+		g.consumerTable(s, "consumers", "concurrency")
+	case Shared:
 		g.p("// queues share one semaphore: each runs at most parallelism tasks at once, and")
 		g.p("// its tasks take its priority, in the queue and on the semaphore.")
-		g.p("var queues = []struct {")
-		g.p("parallelism int")
-		g.p("prio        core.Priority")
-		g.p("}{")
-		for _, c := range s.Consumers {
-			g.p("{%d, %s},", c.Concurrency, prioText(c.Priority))
-		}
-		g.p("}")
-		g.p("")
+		g.consumerTable(s, "queues", "parallelism")
 	}
+}
+
+// consumerTable writes the scenario's Consumers (consume's consumers,
+// shared's work queues) as a table named name, with each one's
+// Concurrency in the field size and its priority in prio.
+func (g *gen) consumerTable(s Scenario, name, size string) {
+	g.p("var %s = []struct {", name)
+	g.p("%s int", size)
+	g.p("prio%s core.Priority", strings.Repeat(" ", max(len(size)-len("prio"), 0)))
+	g.p("}{")
+	for _, c := range s.Consumers {
+		g.p("{%d, %s},", c.Concurrency, prioText(c.Priority))
+	}
+	g.p("}")
+	g.p("")
 }
 
 // primitive writes the making of the primitive and of submit.
@@ -353,26 +347,13 @@ func (g *gen) primitive(s Scenario) {
 			opts = append(opts, fmt.Sprintf("core.WithAging(%s)", durArg(s.AgingMS)))
 		}
 		g.p("sem := core.NewSemaphore(%d, %s)", s.Limit, strings.Join(opts, ", "))
-		g.p(`var closed atomic.Bool // the semaphore has no Close or Drain of its own: the program refuses new tasks
-submit := func(t *task) {
-	if closed.Load() {
-		counts.refused.Add(1)
-		return
-	}
-	t.ctx, t.cancel = context.WithCancel(ctx)
-	if t.cancelAfter > 0 {
-		time.AfterFunc(t.cancelAfter, t.cancel)
-	}
-	mu.Lock()
-	tasks[t.name] = t
-	mu.Unlock()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer t.cancel()
-		sem.Do(t.ctx, t.weight, work(t), core.WithPriority(t.prio), core.WithName(t.name))
-	}()
-}`)
+		g.p("var closed atomic.Bool // the semaphore has no Close or Drain of its own: the program refuses new tasks")
+		g.ctxSubmit("closed.Load()", `wg.Add(1)
+go func() {
+	defer wg.Done()
+	defer t.cancel()
+	sem.Do(t.ctx, t.weight, work(t), core.WithPriority(t.prio), core.WithName(t.name))
+}()`)
 	case WorkQueue, Processor, Keyed, Shared:
 		var opts []string
 		switch s.Primitive {
@@ -458,21 +439,8 @@ for i, c := range consumers {
 		}, core.WithConcurrency(c.concurrency), core.WithSemaphore(sem), core.WithPriority(c.prio), core.WithObserver(counts.observe))
 	}()
 }
-var drained bool
-submit := func(t *task) {
-	if drained {
-		counts.refused.Add(1)
-		return
-	}
-	t.ctx, t.cancel = context.WithCancel(ctx)
-	if t.cancelAfter > 0 {
-		time.AfterFunc(t.cancelAfter, t.cancel)
-	}
-	mu.Lock()
-	tasks[t.name] = t
-	mu.Unlock()
-	chans[t.consumer] <- t
-}`)
+var drained bool`)
+		g.ctxSubmit("drained", "chans[t.consumer] <- t")
 	}
 	g.p("cancelTask := func(name string) {")
 	g.p("mu.Lock()")
@@ -500,6 +468,28 @@ submit := func(t *task) {
 	g.p("}")
 	g.p("}")
 	g.p("_, _ = cancelTask, cancelAll")
+}
+
+// ctxSubmit writes submit for the primitives whose tasks the program
+// cancels through a context of the task's own (semaphore, consume): a
+// task is refused while refused, a Go condition, holds; otherwise it gets
+// its context, canceled after its cancel-after, is recorded in tasks, and
+// is handed to the primitive by handOff, Go statements.
+func (g *gen) ctxSubmit(refused, handOff string) {
+	g.p(`submit := func(t *task) {
+	if %s {
+		counts.refused.Add(1)
+		return
+	}
+	t.ctx, t.cancel = context.WithCancel(ctx)
+	if t.cancelAfter > 0 {
+		time.AfterFunc(t.cancelAfter, t.cancel)
+	}
+	mu.Lock()
+	tasks[t.name] = t
+	mu.Unlock()
+	%s
+}`, refused, handOff)
 }
 
 // action writes what the program does for an action.

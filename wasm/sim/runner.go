@@ -74,7 +74,7 @@ type Runner struct {
 	b         backend
 	consume   *consumeBackend // b, for a consume scenario
 	goTasks   bool            // each task runs on a goroutine of the runner's (Semaphore.Do)
-	wg        sync.WaitGroup  // every goroutine the runner starts
+	wg        sync.WaitGroup  // every goroutine the runner starts (spawn)
 	changed   chan struct{}   // size 1: a nudge for settle after any bookkeeping change
 
 	mu       sync.Mutex
@@ -129,10 +129,7 @@ func NewRunner(s Scenario, cfg Config) (*Runner, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	s.Consumers = slices.Clone(s.Consumers)
-	s.Bursts = cloneBursts(s.Bursts)
-	s.Actions = slices.Clone(s.Actions)
-	s.Log = cloneLog(s.Log)
+	s = s.clone()
 	r := &Runner{
 		sc:        s,
 		clock:     NewClock(Epoch),
@@ -162,12 +159,7 @@ func NewRunner(s Scenario, cfg Config) (*Runner, error) {
 	}
 
 	// Bursts in order of time, so that task names follow submission.
-	order := make([]int, len(s.Bursts))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(s.Bursts[a].AtMS, s.Bursts[b].AtMS) })
-	for _, i := range order {
+	for _, i := range burstOrder(s.Bursts) {
 		b := s.Bursts[i]
 		ts := r.makeTasks(b, i)
 		r.clock.AfterFunc(ms(b.AtMS), func() { r.fire(ts) })
@@ -179,6 +171,18 @@ func NewRunner(s Scenario, cfg Config) (*Runner, error) {
 		r.consume.start(r)
 	}
 	return r, nil
+}
+
+// burstOrder returns the indices of bs in order of time, bursts due at
+// the same time in the order given: the order in which a run draws their
+// tasks, and so names them.
+func burstOrder(bs []Burst) []int {
+	order := make([]int, len(bs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(bs[a].AtMS, bs[b].AtMS) })
+	return order
 }
 
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -258,6 +262,12 @@ func (r *Runner) Scenario() Scenario {
 	r.mu.Lock()
 	s := r.sc
 	r.mu.Unlock()
+	return s.clone()
+}
+
+// clone copies s and every list it holds, so that the copy shares nothing
+// that can be changed with s.
+func (s Scenario) clone() Scenario {
 	s.Consumers = slices.Clone(s.Consumers)
 	s.Bursts = cloneBursts(s.Bursts)
 	s.Actions = slices.Clone(s.Actions)
@@ -620,6 +630,20 @@ func (r *Runner) kick(t *task) func() {
 	return t.cancel
 }
 
+// setCancel gives t the function that cancels it, once the primitive has
+// it, and calls that function at once if the runner has already canceled
+// t (kicked), which it could not do before t had one. It takes r.mu, and
+// calls cancel without it.
+func (r *Runner) setCancel(t *task, cancel func()) {
+	r.mu.Lock()
+	t.cancel = cancel
+	kicked := t.kicked
+	r.mu.Unlock()
+	if kicked {
+		cancel()
+	}
+}
+
 // withdraw ends t, which has not reached the primitive, as canceled.
 // r.mu must be held.
 func (r *Runner) withdraw(t *task, why string) {
@@ -635,6 +659,16 @@ func (r *Runner) withdraw(t *task, why string) {
 		t.ended = r.now()
 	})
 	r.drawn++
+}
+
+// spawn runs f on a goroutine of the runner's, which Runner.Wait waits
+// for. It does not block.
+func (r *Runner) spawn(f func()) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		f()
+	}()
 }
 
 // nudge wakes settle, natively.
