@@ -18,7 +18,7 @@ import (
 // The bounds of what ReadJSON reads.
 const (
 	// MaxJSONSize is the largest input ReadJSON reads, in bytes.
-	MaxJSONSize = 32 << 20
+	MaxJSONSize = 128 << 20
 	// MaxJSONEvents is the most trace events ReadJSON reads.
 	MaxJSONEvents = 1 << 20
 )
@@ -549,7 +549,7 @@ func (p *parser) buildOwn() (*Recorder, error) {
 				return nil, fail("missing args")
 			}
 			var a spanArgs
-			if err := json.Unmarshal(e.args, &a); err != nil {
+			if err := spanArgsOf(e.args, &a); err != nil {
 				return nil, jsonErr(fmt.Sprintf("event %d: args: ", e.idx), err)
 			}
 			if a.Task == nil || *a.Task == 0 {
@@ -694,7 +694,7 @@ func (p *parser) buildOwn() (*Recorder, error) {
 		if isNull(c.value) {
 			return nil, fmt.Errorf("trace: event %d: missing args", c.idx)
 		}
-		if err := json.Unmarshal(c.value, &a); err != nil {
+		if err := counterValueOf(c.value, &a.Value); err != nil {
 			return nil, jsonErr(fmt.Sprintf("event %d: args: ", c.idx), err)
 		}
 		if a.Value == nil {

@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
+	"slices"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
+
+	"sluice/core"
 )
 
 // errSlow makes the scanner give up: the input is read again by
@@ -53,9 +58,9 @@ func (s *scanner) expect(c byte) error {
 	return nil
 }
 
-// str reads a string without escapes and returns its contents; a string
-// with escapes or bytes below 0x20 or above 0x7f is left to encoding/json,
-// which also checks UTF-8 and replaces invalid sequences.
+// str reads a string and returns its contents, escapes decoded. A string
+// with invalid UTF-8 or an escaped UTF-16 surrogate is left to
+// encoding/json, which replaces them with U+FFFD.
 func (s *scanner) str() (string, error) {
 	if s.peek() != '"' {
 		return "", errSlow
@@ -70,13 +75,257 @@ func (s *scanner) str() (string, error) {
 			}
 			s.i = j + 1
 			return string(s.b[start:j]), nil
-		case c == '\\' || c < 0x20:
+		case c == '\\':
+			return s.unquote(start, j)
+		case c < 0x20:
 			return "", errSlow
 		case c >= 0x80:
 			ascii = false
 		}
 	}
 	return "", errSlow
+}
+
+// unquote reads the rest of the string whose contents start at start and
+// whose first escape is at j.
+func (s *scanner) unquote(start, j int) (string, error) {
+	buf := append(make([]byte, 0, j-start+16), s.b[start:j]...)
+	for j < len(s.b) {
+		c := s.b[j]
+		switch {
+		case c == '"':
+			// Escapes add only whole, valid sequences: buf is valid if
+			// the raw bytes are.
+			if !utf8.Valid(buf) {
+				return "", errSlow
+			}
+			s.i = j + 1
+			return string(buf), nil
+		case c < 0x20:
+			return "", errSlow
+		case c != '\\':
+			buf = append(buf, c)
+			j++
+			continue
+		}
+		if j+1 >= len(s.b) {
+			return "", errSlow
+		}
+		switch e := s.b[j+1]; e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			if j+6 > len(s.b) {
+				return "", errSlow
+			}
+			var r rune
+			for _, h := range s.b[j+2 : j+6] {
+				switch {
+				case h >= '0' && h <= '9':
+					h -= '0'
+				case h >= 'a' && h <= 'f':
+					h -= 'a' - 10
+				case h >= 'A' && h <= 'F':
+					h -= 'A' - 10
+				default:
+					return "", errSlow
+				}
+				r = r<<4 | rune(h)
+			}
+			if utf16.IsSurrogate(r) {
+				return "", errSlow // pairs and lone halves: encoding/json's rules
+			}
+			buf = utf8.AppendRune(buf, r)
+			j += 6
+			continue
+		default:
+			return "", errSlow
+		}
+		j += 2
+	}
+	return "", errSlow
+}
+
+// key reads an object member's key and its colon. Keys outside ASCII are
+// left to encoding/json, whose matching of names without case is its own.
+func (s *scanner) key() (string, error) {
+	k, err := s.str()
+	if err != nil {
+		return "", err
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] >= utf8.RuneSelf {
+			return "", errSlow
+		}
+	}
+	return k, s.expect(':')
+}
+
+// object reads an object, calling member with each key and the scanner at
+// the member's value, which member must read. A key that equals one of
+// names but for case gives errSlow: encoding/json would match it.
+func (s *scanner) object(names []string, member func(key string) error) error {
+	if err := s.expect('{'); err != nil {
+		return err
+	}
+	if s.peek() == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		key, err := s.key()
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(names, key) {
+			for _, n := range names {
+				if strings.EqualFold(n, key) {
+					return errSlow
+				}
+			}
+		}
+		if err := member(key); err != nil {
+			return err
+		}
+		if s.peek() == ',' {
+			s.i++
+			continue
+		}
+		return s.expect('}')
+	}
+}
+
+// integer reads a JSON number that is a 64-bit integer, as encoding/json
+// reads one into an int64 (signed) or a uint64 field; null, a fraction, an
+// exponent or a number out of range gives errSlow.
+func (s *scanner) integer(signed bool) (int64, uint64, error) {
+	if c := s.peek(); c != '-' && (c < '0' || c > '9') {
+		return 0, 0, errSlow
+	}
+	start := s.i
+	if err := s.number(); err != nil {
+		return 0, 0, err
+	}
+	lit := s.b[start:s.i]
+	neg := lit[0] == '-'
+	if neg {
+		if !signed {
+			return 0, 0, errSlow
+		}
+		lit = lit[1:]
+	}
+	var u uint64
+	for _, c := range lit {
+		if c < '0' || c > '9' || u > (math.MaxUint64-9)/10 {
+			return 0, 0, errSlow
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	switch {
+	case !signed:
+		return 0, u, nil
+	case neg && u <= 1<<63:
+		return int64(-u), 0, nil
+	case !neg && u < 1<<63:
+		return int64(u), 0, nil
+	}
+	return 0, 0, errSlow
+}
+
+// end checks that nothing but white space follows.
+func (s *scanner) end() error {
+	if s.peek() != 0 {
+		return errSlow
+	}
+	return nil
+}
+
+// spanFields are spanArgs' JSON names.
+var spanFields = []string{"task", "seq", "name", "priority", "weight", "key", "state", "error"}
+
+// spanArgsOf decodes a task span's args into a as json.Unmarshal does,
+// through the scanner when it can.
+func spanArgsOf(raw []byte, a *spanArgs) error {
+	s := scanner{b: raw}
+	ids := new([2]uint64) // task and seq, in one allocation
+	err := s.object(spanFields, func(key string) error {
+		var err error
+		switch key {
+		case "task":
+			_, ids[0], err = s.integer(false)
+			a.Task = &ids[0]
+		case "seq":
+			_, ids[1], err = s.integer(false)
+			a.Seq = &ids[1]
+		case "name":
+			a.Name, err = s.str()
+		case "priority":
+			var n int64
+			n, _, err = s.integer(true)
+			a.Priority = core.Priority(n)
+		case "weight":
+			a.Weight, _, err = s.integer(true)
+		case "key":
+			a.Key, err = s.str()
+		case "state":
+			var st string
+			if st, err = s.str(); err == nil {
+				a.State = &st
+			}
+		case "error":
+			a.Error, err = s.str()
+		default:
+			_, err = s.value(0)
+		}
+		return err
+	})
+	if err == nil {
+		err = s.end()
+	}
+	if err != nil {
+		*a = spanArgs{}
+		return json.Unmarshal(raw, a)
+	}
+	return nil
+}
+
+// counterFields are a counter event's args' JSON names.
+var counterFields = []string{"value"}
+
+// counterValueOf decodes a counter event's args, {"value": n}, into v as
+// json.Unmarshal does into a struct with a *int64 field Value.
+func counterValueOf(raw []byte, v **int64) error {
+	s := scanner{b: raw}
+	err := s.object(counterFields, func(key string) error {
+		if key != "value" {
+			_, err := s.value(0)
+			return err
+		}
+		n, _, err := s.integer(true)
+		*v = &n
+		return err
+	})
+	if err == nil {
+		err = s.end()
+	}
+	if err != nil {
+		var a struct {
+			Value *int64 `json:"value"`
+		}
+		err = json.Unmarshal(raw, &a)
+		*v = a.Value
+	}
+	return err
 }
 
 // value skips a JSON value, checking it, and returns its bytes.
