@@ -370,18 +370,15 @@ func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "
 // micros parses a JSON number of microseconds into nanoseconds, exactly
 // for decimals with up to three fraction digits and rounded otherwise. The
 // result may be any int64; callers check the range of the times it makes.
-// errRangeOf returns the error of a number out of range, made only when
-// needed.
-func errRangeOf(s string) func() error {
-	return func() error { return fmt.Errorf("%.40s out of range", s) }
-}
-
 func micros(raw json.RawMessage) (int64, error) {
+	// The errors quote raw, not s, which then needs no copy on the heap.
 	s := string(raw)
 	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
-		return 0, fmt.Errorf("want a number, got %.40s", s)
+		return 0, fmt.Errorf("want a number, got %.40s", raw)
 	}
-	errRange := errRangeOf(s)
+	// errRange returns the error of a number out of range, made only
+	// when needed.
+	errRange := func() error { return fmt.Errorf("%.40s out of range", raw) }
 	if strings.ContainsAny(s, "eE") {
 		f, err := strconv.ParseFloat(s, 64)
 		f = math.Round(f * 1000)
@@ -452,7 +449,7 @@ func parseID(raw json.RawMessage) (idVal, error) {
 	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
 		return idVal{n: int64(f)}, nil
 	}
-	return idVal{}, fmt.Errorf("want an integer or a string, got %.40s", s)
+	return idVal{}, fmt.Errorf("want an integer or a string, got %.40s", raw)
 }
 
 // spanArgs are the args of a task span written by WriteJSON.
@@ -525,6 +522,7 @@ func (p *parser) buildOwn() (*Recorder, error) {
 	}
 
 	var tasks []*taskBuilder
+	var builders []taskBuilder             // tasks' storage, a chunk at a time
 	bySeq := make(map[uint64]*taskBuilder) // by args.seq
 	lanes := make(map[int64]*laneRec)
 	var laneOrder []int64
@@ -575,7 +573,11 @@ func (p *parser) buildOwn() (*Recorder, error) {
 			}
 			tb := bySeq[*a.Seq]
 			if tb == nil {
-				tb = &taskBuilder{x: rec{id: *a.Task, lane: -1, enq: noTime, start: noTime, end: noTime}}
+				if len(builders) == cap(builders) {
+					builders = make([]taskBuilder, 0, 4096)
+				}
+				builders = append(builders, taskBuilder{x: rec{id: *a.Task, lane: -1, enq: noTime, start: noTime, end: noTime}})
+				tb = &builders[len(builders)-1]
 				bySeq[*a.Seq] = tb
 				tasks = append(tasks, tb)
 			}
@@ -647,6 +649,7 @@ func (p *parser) buildOwn() (*Recorder, error) {
 		}
 	}
 
+	d.fin = make([]rec, 0, len(tasks))
 	for _, tb := range tasks {
 		x := tb.x
 		switch {

@@ -74,6 +74,11 @@ func (s *scanner) str() (string, error) {
 				return "", errSlow // encoding/json replaces invalid bytes
 			}
 			s.i = j + 1
+			if j-start <= maxInterned {
+				if v, ok := interned[string(s.b[start:j])]; ok {
+					return v, nil
+				}
+			}
 			return string(s.b[start:j]), nil
 		case c == '\\':
 			return s.unquote(start, j)
@@ -85,6 +90,25 @@ func (s *scanner) str() (string, error) {
 	}
 	return "", errSlow
 }
+
+// interned are the keys and the short values that recur in every event
+// of a trace, which str returns without a copy.
+var interned = func() map[string]string {
+	m := make(map[string]string)
+	for _, list := range [][]string{eventFields, spanFields, counterFields, stateStrings[:],
+		{catRun, catWait, "thread_name", "traceEvents", "metadata", "sluice", "s", "slot"}} {
+		for _, k := range list {
+			m[k] = k
+		}
+	}
+	return m
+}()
+
+// maxInterned is the length of the longest string in interned.
+const maxInterned = 11
+
+// stateStrings are the states a span's args name.
+var stateStrings = [...]string{"pending", "running", "succeeded", "failed", "canceled", "panicked"}
 
 // unquote reads the rest of the string whose contents start at start and
 // whose first escape is at j.
@@ -280,7 +304,7 @@ func spanArgsOf(raw []byte, a *spanArgs) error {
 		case "state":
 			var st string
 			if st, err = s.str(); err == nil {
-				a.State = &st
+				a.State = stateString(st)
 			}
 		case "error":
 			a.Error, err = s.str()
@@ -293,10 +317,23 @@ func spanArgsOf(raw []byte, a *spanArgs) error {
 		err = s.end()
 	}
 	if err != nil {
-		*a = spanArgs{}
-		return json.Unmarshal(raw, a)
+		var slow spanArgs // on the heap only here
+		err = json.Unmarshal(raw, &slow)
+		*a = slow
 	}
-	return nil
+	return err
+}
+
+// stateString returns a pointer to st, to one of stateStrings if it is one.
+func stateString(st string) *string {
+	for i := range stateStrings {
+		if stateStrings[i] == st {
+			return &stateStrings[i]
+		}
+	}
+	p := new(string)
+	*p = st
+	return p
 }
 
 // counterFields are a counter event's args' JSON names.
