@@ -50,7 +50,7 @@ const maxLaneID = 1<<53 - 1
 // "trace:" that says what and where. It blocks until r returns io.EOF or
 // an error, or the bounds are reached.
 func ReadJSON(r io.Reader) (*Recorder, error) {
-	data, rerr := io.ReadAll(io.LimitReader(r, MaxJSONSize+1))
+	data, rerr := readAll(r)
 	// The fast scanner reads the usual traces; anything it does not take
 	// on is read again by encoding/json, which words the errors.
 	p := &parser{threads: make(map[threadKey]int32)}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -74,12 +75,7 @@ func (s *scanner) str() (string, error) {
 				return "", errSlow // encoding/json replaces invalid bytes
 			}
 			s.i = j + 1
-			if j-start <= maxInterned {
-				if v, ok := interned[string(s.b[start:j])]; ok {
-					return v, nil
-				}
-			}
-			return string(s.b[start:j]), nil
+			return intern(s.b[start:j]), nil
 		case c == '\\':
 			return s.unquote(start, j)
 		case c < 0x20:
@@ -92,20 +88,31 @@ func (s *scanner) str() (string, error) {
 }
 
 // interned are the keys and the short values that recur in every event
-// of a trace, which str returns without a copy.
-var interned = func() map[string]string {
-	m := make(map[string]string)
+// of a trace, which str returns without a copy, by length: a map would
+// take longer to hash them than to copy them.
+var interned = func() (byLen [12][]string) {
 	for _, list := range [][]string{eventFields, spanFields, counterFields, stateStrings[:],
-		{catRun, catWait, "thread_name", "traceEvents", "metadata", "sluice", "s", "slot"}} {
+		{catWait, "thread_name", "traceEvents", "metadata", "sluice", "s", "slot"}} {
 		for _, k := range list {
-			m[k] = k
+			if !slices.Contains(byLen[len(k)], k) {
+				byLen[len(k)] = append(byLen[len(k)], k)
+			}
 		}
 	}
-	return m
+	return byLen
 }()
 
-// maxInterned is the length of the longest string in interned.
-const maxInterned = 11
+// intern returns b as a string, one of interned's if it is one.
+func intern(b []byte) string {
+	if len(b) < len(interned) {
+		for _, k := range interned[len(b)] {
+			if string(b) == k {
+				return k
+			}
+		}
+	}
+	return string(b)
+}
 
 // stateStrings are the states a span's args name.
 var stateStrings = [...]string{"pending", "running", "succeeded", "failed", "canceled", "panicked"}
@@ -581,10 +588,6 @@ func (s *scanner) event(ev *rawEvent) error {
 // scan reads the events of input as parse does, through p.keep.
 func (p *parser) scan(input []byte) error {
 	s := &scanner{b: input}
-	// Room for every event at once, rather than growing by copies.
-	if n := bytes.Count(input, []byte(`"ph"`)); n > 0 {
-		p.events = make([]event, 0, min(n, MaxJSONEvents))
-	}
 	events := func() error {
 		if err := s.expect('['); err != nil {
 			return err
@@ -597,6 +600,14 @@ func (p *parser) scan(input []byte) error {
 		for {
 			if p.n >= MaxJSONEvents {
 				return errTooManyEvents
+			}
+			if len(p.events) == cap(p.events) {
+				// Room for as many events again as the input's rest
+				// holds at the rate so far, rather than growing by
+				// doublings, each a copy: counting them first would
+				// take a pass over the input.
+				more := 1024 + int64(len(p.events))*int64(len(s.b)-s.i)/int64(max(s.i, 1))
+				p.events = slices.Grow(p.events, int(min(more, MaxJSONEvents)))
 			}
 			var ev rawEvent
 			if err := s.event(&ev); err != nil {
@@ -670,4 +681,30 @@ func (p *parser) scan(input []byte) error {
 		return errSlow
 	}
 	return nil
+}
+
+// readAll reads r to its end, or to MaxJSONSize+1 bytes, as io.ReadAll
+// would; a reader that tells how much is left (a Len method, as
+// bytes.Reader has) is read into one buffer of that size, not into one
+// that grows by copies, which for a trace of 100 MiB would hold it twice.
+func readAll(r io.Reader) ([]byte, error) {
+	lr := io.LimitReader(r, MaxJSONSize+1)
+	l, ok := r.(interface{ Len() int })
+	if !ok {
+		return io.ReadAll(lr)
+	}
+	b := make([]byte, 0, min(max(l.Len(), 0), MaxJSONSize)+1)
+	for {
+		n, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
