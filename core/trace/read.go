@@ -104,6 +104,7 @@ type event struct {
 	dur    int64
 	name   string
 	args   json.RawMessage // for task spans, thread names and lane instants
+	span   *spanArgs       // a task span's args, if the scanner decoded them
 }
 
 type counterEvent struct {
@@ -135,6 +136,7 @@ type rawEvent struct {
 	Pid  json.RawMessage `json:"pid"`
 	Tid  json.RawMessage `json:"tid"`
 	Args json.RawMessage `json:"args"`
+	span *spanArgs       // Args decoded, by the scanner
 }
 
 func (p *parser) parse() error {
@@ -358,6 +360,9 @@ func (p *parser) keep(ev *rawEvent) error {
 	if ph == 'M' || ph == 'i' || ph == 'I' || e.cat != 0 {
 		e.args = ev.Args
 	}
+	if e.cat != 0 {
+		e.span = ev.span
+	}
 	if ph != 'M' {
 		e.name = ev.Name
 	}
@@ -547,7 +552,7 @@ func (p *parser) buildOwn() (*Recorder, error) {
 				return nil, fail("missing args")
 			}
 			var a spanArgs
-			if err := spanArgsOf(e.args, &a); err != nil {
+			if err := p.spanArgs(e, &a); err != nil {
 				return nil, jsonErr(fmt.Sprintf("event %d: args: ", e.idx), err)
 			}
 			if a.Task == nil || *a.Task == 0 {

@@ -27,8 +27,9 @@ var errSlow = errors.New("trace: not for the fast scanner")
 // only in case, an escaped key) it returns errSlow, and ReadJSON reads the
 // input again with encoding/json.
 type scanner struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	spans []spanArgs // room for task spans' args, a chunk at a time
 }
 
 func (s *scanner) ws() {
@@ -288,8 +289,23 @@ var spanFields = []string{"task", "seq", "name", "priority", "weight", "key", "s
 // through the scanner when it can.
 func spanArgsOf(raw []byte, a *spanArgs) error {
 	s := scanner{b: raw}
+	err := s.spanArgs(a)
+	if err == nil {
+		err = s.end()
+	}
+	if err != nil {
+		var slow spanArgs // on the heap only here
+		err = json.Unmarshal(raw, &slow)
+		*a = slow
+	}
+	return err
+}
+
+// spanArgs reads a task span's args into a, as json.Unmarshal would; on
+// errSlow, a is left partly set.
+func (s *scanner) spanArgs(a *spanArgs) error {
 	ids := new([2]uint64) // task and seq, in one allocation
-	err := s.object(spanFields, func(key string) error {
+	return s.object(spanFields, func(key string) error {
 		var err error
 		switch key {
 		case "task":
@@ -320,15 +336,16 @@ func spanArgsOf(raw []byte, a *spanArgs) error {
 		}
 		return err
 	})
-	if err == nil {
-		err = s.end()
+}
+
+// spanArgs returns the args of e, a task span: as the scanner decoded them
+// with the event, or decoded now.
+func (p *parser) spanArgs(e *event, a *spanArgs) error {
+	if e.span != nil {
+		*a = *e.span
+		return nil
 	}
-	if err != nil {
-		var slow spanArgs // on the heap only here
-		err = json.Unmarshal(raw, &slow)
-		*a = slow
-	}
-	return err
+	return spanArgsOf(e.args, a)
 }
 
 // stateString returns a pointer to st, to one of stateStrings if it is one.
@@ -528,11 +545,8 @@ func (s *scanner) event(ev *rawEvent) error {
 		return nil
 	}
 	for {
-		key, err := s.str()
+		key, err := s.key()
 		if err != nil {
-			return err
-		}
-		if err := s.expect(':'); err != nil {
 			return err
 		}
 		var dst *string
@@ -554,6 +568,21 @@ func (s *scanner) event(ev *rawEvent) error {
 			raw = &ev.Tid
 		case "args":
 			raw = &ev.Args
+			if ev.Cat == catRun || ev.Cat == catWait {
+				// A task span, whose category came first, as WriteJSON
+				// writes it: its args are decoded as they are read.
+				if len(s.spans) == cap(s.spans) {
+					s.spans = make([]spanArgs, 0, 4096)
+				}
+				s.spans = s.spans[:len(s.spans)+1]
+				a, start := &s.spans[len(s.spans)-1], s.i
+				s.ws()
+				if err := s.spanArgs(a); err == nil {
+					ev.Args, ev.span = s.b[start:s.i], a
+					break
+				}
+				*a, s.i, ev.span = spanArgs{}, start, nil // read again below
+			}
 		default:
 			for _, f := range eventFields {
 				if strings.EqualFold(f, key) {
@@ -562,6 +591,7 @@ func (s *scanner) event(ev *rawEvent) error {
 			}
 		}
 		switch {
+		case ev.span != nil && raw == &ev.Args:
 		case dst != nil:
 			v, err := s.str()
 			if err != nil {
