@@ -384,7 +384,7 @@ func micros(raw json.RawMessage) (int64, error) {
 	// errRange returns the error of a number out of range, made only
 	// when needed.
 	errRange := func() error { return fmt.Errorf("%.40s out of range", raw) }
-	if strings.ContainsAny(s, "eE") {
+	if bytes.IndexByte(raw, 'e') >= 0 || bytes.IndexByte(raw, 'E') >= 0 {
 		f, err := strconv.ParseFloat(s, 64)
 		f = math.Round(f * 1000)
 		if err != nil || math.IsNaN(f) || f >= math.MaxInt64 || f < math.MinInt64 {
@@ -398,11 +398,11 @@ func micros(raw json.RawMessage) (int64, error) {
 	// once negated.
 	const limit = 1 << 63
 	var u uint64
-	for _, c := range whole {
+	for i := 0; i < len(whole); i++ {
 		if u > (limit-9)/10 {
 			return 0, errRange()
 		}
-		u = u*10 + uint64(c-'0')
+		u = u*10 + uint64(whole[i]-'0')
 	}
 	if u > limit/1000 {
 		return 0, errRange()

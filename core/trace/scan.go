@@ -203,6 +203,21 @@ func (s *scanner) key() (string, error) {
 	return k, s.expect(':')
 }
 
+// folds reports whether key equals one of names but for case, and so
+// would be matched by encoding/json. The interned names differ from each
+// other in more than case: a key that is one of them needs no look.
+func folds(names []string, key string) bool {
+	if len(key) < len(interned) && slices.Contains(interned[len(key)], key) {
+		return false
+	}
+	for _, n := range names {
+		if strings.EqualFold(n, key) {
+			return true
+		}
+	}
+	return false
+}
+
 // object reads an object, calling member with each key and the scanner at
 // the member's value, which member must read. A key that equals one of
 // names but for case gives errSlow: encoding/json would match it.
@@ -219,12 +234,8 @@ func (s *scanner) object(names []string, member func(key string) error) error {
 		if err != nil {
 			return err
 		}
-		if !slices.Contains(names, key) {
-			for _, n := range names {
-				if strings.EqualFold(n, key) {
-					return errSlow
-				}
-			}
+		if folds(names, key) {
+			return errSlow
 		}
 		if err := member(key); err != nil {
 			return err
@@ -241,28 +252,30 @@ func (s *scanner) object(names []string, member func(key string) error) error {
 // reads one into an int64 (signed) or a uint64 field; null, a fraction, an
 // exponent or a number out of range gives errSlow.
 func (s *scanner) integer(signed bool) (int64, uint64, error) {
-	if c := s.peek(); c != '-' && (c < '0' || c > '9') {
-		return 0, 0, errSlow
-	}
-	start := s.i
-	if err := s.number(); err != nil {
-		return 0, 0, err
-	}
-	lit := s.b[start:s.i]
-	neg := lit[0] == '-'
+	s.ws()
+	b, i := s.b, s.i
+	neg := i < len(b) && b[i] == '-'
 	if neg {
 		if !signed {
 			return 0, 0, errSlow
 		}
-		lit = lit[1:]
+		i++
 	}
+	start := i
 	var u uint64
-	for _, c := range lit {
-		if c < '0' || c > '9' || u > (math.MaxUint64-9)/10 {
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if u > (math.MaxUint64-9)/10 {
 			return 0, 0, errSlow
 		}
-		u = u*10 + uint64(c-'0')
+		u = u*10 + uint64(b[i]-'0')
 	}
+	switch {
+	case i == start || b[start] == '0' && i-start > 1:
+		return 0, 0, errSlow // not JSON
+	case i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E'):
+		return 0, 0, errSlow // not an integer to encoding/json
+	}
+	s.i = i
 	switch {
 	case !signed:
 		return 0, u, nil
@@ -584,10 +597,8 @@ func (s *scanner) event(ev *rawEvent) error {
 				*a, s.i, ev.span = spanArgs{}, start, nil // read again below
 			}
 		default:
-			for _, f := range eventFields {
-				if strings.EqualFold(f, key) {
-					return errSlow // encoding/json matches names without case
-				}
+			if folds(eventFields, key) {
+				return errSlow
 			}
 		}
 		switch {
