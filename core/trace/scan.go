@@ -380,15 +380,7 @@ var counterFields = []string{"value"}
 // json.Unmarshal does into a struct with a *int64 field Value.
 func counterValueOf(raw []byte, v **int64) error {
 	s := scanner{b: raw}
-	err := s.object(counterFields, func(key string) error {
-		if key != "value" {
-			_, err := s.value(0)
-			return err
-		}
-		n, _, err := s.integer(true)
-		*v = &n
-		return err
-	})
+	err := s.counterValue(v)
 	if err == nil {
 		err = s.end()
 	}
@@ -400,6 +392,20 @@ func counterValueOf(raw []byte, v **int64) error {
 		*v = a.Value
 	}
 	return err
+}
+
+// counterValue reads a counter event's args into v, as json.Unmarshal
+// would.
+func (s *scanner) counterValue(v **int64) error {
+	return s.object(counterFields, func(key string) error {
+		if key != "value" {
+			_, err := s.value(0)
+			return err
+		}
+		n, _, err := s.integer(true)
+		*v = &n
+		return err
+	})
 }
 
 // value skips a JSON value, checking it, and returns its bytes.
