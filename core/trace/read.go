@@ -51,6 +51,9 @@ const maxLaneID = 1<<53 - 1
 // an error, or the bounds are reached.
 func ReadJSON(r io.Reader) (*Recorder, error) {
 	data, rerr := readAll(r)
+	if rerr == errTooLarge {
+		return nil, rerr
+	}
 	// The fast scanner reads the usual traces; anything it does not take
 	// on is read again by encoding/json, which words the errors.
 	p := &parser{threads: make(map[threadKey]int32)}
@@ -59,7 +62,7 @@ func ReadJSON(r io.Reader) (*Recorder, error) {
 	case serr == errTooManyEvents:
 		return nil, serr
 	case len(data) > MaxJSONSize:
-		return nil, fmt.Errorf("trace: input larger than %d bytes", MaxJSONSize)
+		return nil, errTooLarge
 	case rerr != nil:
 		return nil, fmt.Errorf("trace: reading: %v", rerr)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -730,17 +731,24 @@ func (p *parser) scan(input []byte) error {
 	return nil
 }
 
+// errTooLarge is the error of an input beyond MaxJSONSize.
+var errTooLarge = fmt.Errorf("trace: input larger than %d bytes", MaxJSONSize)
+
 // readAll reads r to its end, or to MaxJSONSize+1 bytes, as io.ReadAll
 // would; a reader that tells how much is left (a Len method, as
 // bytes.Reader has) is read into one buffer of that size, not into one
-// that grows by copies, which for a trace of 100 MiB would hold it twice.
+// that grows by copies, which for a trace of 100 MiB would hold it twice,
+// and is refused with errTooLarge, unread, if that is too much.
 func readAll(r io.Reader) ([]byte, error) {
 	lr := io.LimitReader(r, MaxJSONSize+1)
 	l, ok := r.(interface{ Len() int })
 	if !ok {
 		return io.ReadAll(lr)
 	}
-	b := make([]byte, 0, min(max(l.Len(), 0), MaxJSONSize)+1)
+	if l.Len() > MaxJSONSize {
+		return nil, errTooLarge
+	}
+	b := make([]byte, 0, max(l.Len(), 0)+1)
 	for {
 		n, err := lr.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
