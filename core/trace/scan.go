@@ -288,9 +288,10 @@ func (s *scanner) integer(signed bool) (int64, uint64, error) {
 	return 0, 0, errSlow
 }
 
-// end checks that nothing but white space follows.
+// end checks that nothing but white space follows (peek's 0 may be a
+// NUL byte).
 func (s *scanner) end() error {
-	if s.peek() != 0 {
+	if s.ws(); s.i < len(s.b) {
 		return errSlow
 	}
 	return nil
@@ -725,10 +726,7 @@ func (p *parser) scan(input []byte) error {
 	default:
 		return errSlow
 	}
-	if s.peek() != 0 {
-		return errSlow
-	}
-	return nil
+	return s.end()
 }
 
 // errTooLarge is the error of an input beyond MaxJSONSize.
