@@ -347,14 +347,15 @@ func foreignTrace(t *testing.T, n, lanes int, first, step, dur int64) string {
 // ownTrace writes a trace of n tasks as a service's trace.Recorder that
 // keeps them all exports it (Sluice's own format, which Export writes):
 // a queue of lanes slots, a task arriving every step µs, one in five
-// waiting wait µs for its slot, each running dur µs, with names,
+// waiting wait µs for its slot, each running dur µs, with names, keys,
 // priorities, weights and, one in ten, an error. The recording starts at
 // the Unix time first.
 func ownTrace(t *testing.T, n, lanes int, first time.Time, step, wait, dur time.Duration) string {
 	t.Helper()
 	rec := trace.NewRecorder(trace.Config{Name: "orders", MaxFinished: n})
 	for i := range n {
-		e := core.Event{Task: uint64(i + 1), Name: fmt.Sprintf("order-%d", i+1), Priority: core.Priority(i%3 - 1), Weight: int64(1 + i%2)}
+		e := core.Event{Task: uint64(i + 1), Name: fmt.Sprintf("checkout order %d", i+1), Priority: core.Priority(i%3 - 1), Weight: int64(1 + i%2),
+			Key: fmt.Sprintf("customer-%d", i%500)}
 		enq := first.Add(time.Duration(i) * step)
 		e.Kind, e.Time = core.Enqueued, enq
 		rec.Observe(e)

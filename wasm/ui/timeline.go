@@ -79,6 +79,9 @@ type timeline struct {
 	index       laneIndex       // a loaded trace's tasks by lane, for large traces
 	queueSnap   *trace.Snapshot // the loaded trace whose queue rows are laid out
 	queueN      int
+	activeSnap  *trace.Snapshot // the loaded trace whose lanes with tasks are in active
+	activeN     int
+	active      map[int]bool
 	peakSnap    *trace.Snapshot // the loaded trace whose track peaks are known
 	peaks       []int64
 	tracks      []*trackPaths
@@ -326,6 +329,23 @@ func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority, rep
 // them up to the limit, used or not) in slot order, then the key lanes in
 // order of creation, dropping evicted lanes with nothing in the window
 // first when there are more than fit.
+// activeLanes returns the lanes snap's tasks ran on: for a loaded trace,
+// which does not change, found once rather than at every frame.
+func (t *timeline) activeLanes(snap *trace.Snapshot, replay bool) map[int]bool {
+	if replay && t.activeSnap == snap && t.activeN == len(snap.Tasks) {
+		return t.active
+	}
+	active := make(map[int]bool)
+	for i := range snap.Tasks {
+		active[snap.Tasks[i].Lane] = true
+	}
+	t.activeSnap, t.activeN, t.active = nil, 0, active
+	if replay {
+		t.activeSnap, t.activeN = snap, len(snap.Tasks)
+	}
+	return active
+}
+
 func (t *timeline) layoutLanes(f Frame, g *geometry) {
 	snap := f.Snap
 	maxRows := 64
@@ -374,10 +394,7 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 	}
 	if len(t.rows)+len(keyLanes) > maxRows {
 		// Keep the live lanes and the ones with something in the window.
-		active := make(map[int]bool)
-		for i := range snap.Tasks {
-			active[snap.Tasks[i].Lane] = true
-		}
+		active := t.activeLanes(snap, f.Replay)
 		kept := keyLanes[:0]
 		for _, l := range keyLanes {
 			if l.Evicted.IsZero() || active[l.ID] {
