@@ -3,6 +3,8 @@ package ui
 import (
 	"bytes"
 	"fmt"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -116,3 +118,55 @@ func BenchmarkLoadLargeTrace(b *testing.B) {
 }
 
 func defaultScenarioForBench() sim.Scenario { return sim.Presets()[0].Scenario }
+
+// A large loaded trace's bars, drawn again from what the last frame drew
+// while only the pointer moves, are the bars a fresh pass draws, with the
+// same hits and selection; a new window draws them anew.
+func TestDrawLargeTraceAgain(t *testing.T) {
+	s, err := NewSession(defaultScenarioForBench(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.LoadTrace(bytes.NewReader(largeOwnTrace(indexFrom+5_000)), "large.json"); err != nil {
+		t.Fatal(err)
+	}
+	f := s.Frame(0, defaultSpan)
+	draw := func(tl *timeline, f Frame, mouse Point) *TestPainter {
+		var p TestPainter
+		tl.Draw(&p, f, 1200, 400, mouse)
+		return &p
+	}
+	again := newTimeline(false)
+	for _, sel := range []uint64{0, f.Snap.Tasks[len(f.Snap.Tasks)/2].ID} {
+		again.Selected = sel
+		draw(again, f, Point{X: 300, Y: 200, In: true})
+		got := draw(again, f, Point{X: 900, Y: 150, In: true})
+		fresh := newTimeline(false)
+		fresh.Selected = sel
+		want := draw(fresh, f, Point{X: 900, Y: 150, In: true})
+		if !reflect.DeepEqual(got.Calls, want.Calls) {
+			t.Errorf("selected %d: drawn again, %d calls; a fresh pass, %d", sel, len(got.Calls), len(want.Calls))
+		}
+		if !reflect.DeepEqual(again.hits, fresh.hits) || again.Bars != fresh.Bars || again.selShown != fresh.selShown || again.selRect != fresh.selRect {
+			t.Errorf("selected %d: drawn again, %d hits, %d bars, selection %v %v; a fresh pass, %d, %d, %v %v", sel,
+				len(again.hits), again.Bars, again.selShown, again.selRect, len(fresh.hits), fresh.Bars, fresh.selShown, fresh.selRect)
+		}
+		if sel != 0 && !again.selShown {
+			t.Errorf("selected %d: not outlined", sel)
+		}
+	}
+	// Zoomed in: other bars. (The colours' paths are filled in the order
+	// the timeline first used them: sorted, the calls compare.)
+	z := f
+	z.From, z.To = f.From+(f.To-f.From)/3, f.From+(f.To-f.From)/2
+	got := draw(again, z, Point{})
+	fresh := newTimeline(false)
+	fresh.Selected = again.Selected
+	want := draw(fresh, z, Point{})
+	slices.Sort(got.Calls)
+	slices.Sort(want.Calls)
+	if !reflect.DeepEqual(got.Calls, want.Calls) || again.Bars != fresh.Bars {
+		t.Errorf("zoomed in: drawn with %d calls, %d bars; a fresh pass, %d, %d", len(got.Calls), again.Bars, len(want.Calls), fresh.Bars)
+	}
+}
