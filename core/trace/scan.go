@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,7 +71,7 @@ func (s *scanner) str() (string, error) {
 	}
 	start := s.i + 1
 	ascii := true
-	for j := start; j < len(s.b); j++ {
+	for j := plain(s.b, start); j < len(s.b); j++ {
 		switch c := s.b[j]; {
 		case c == '"':
 			if !ascii && !utf8.Valid(s.b[start:j]) {
@@ -118,6 +119,23 @@ func intern(b []byte) string {
 
 // stateStrings are the states a span's args name.
 var stateStrings = [...]string{"pending", "running", "succeeded", "failed", "canceled", "panicked"}
+
+// plain returns the index of the first byte from j on that is a quote, a
+// backslash, a control character or not ASCII, or one before it, looking
+// at 8 bytes at a time: the bytes of a string that need no look one by one.
+func plain(b []byte, j int) int {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	for j+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[j:])
+		q, bs := x^('"'*ones), x^('\\'*ones)
+		// A byte of q or bs is 0, of x below 0x20 or from 0x80 on.
+		if ((q-ones)&^q|(bs-ones)&^bs|(x-0x20*ones)&^x|x)&high != 0 {
+			break
+		}
+		j += 8
+	}
+	return j
+}
 
 // unquote reads the rest of the string whose contents start at start and
 // whose first escape is at j.
@@ -420,7 +438,7 @@ func (s *scanner) value(depth int) ([]byte, error) {
 	switch {
 	case c == '"':
 		// Any string: escapes are checked, not decoded.
-		j := s.i + 1
+		j := plain(s.b, s.i+1)
 		for ; j < len(s.b); j++ {
 			c := s.b[j]
 			if c == '"' {

@@ -259,3 +259,20 @@ func FuzzScanMatchesDecoder(f *testing.F) {
 		checkArgsMatch(t, data)
 	})
 }
+
+// plain never skips a byte that needs a look: a quote, a backslash, a
+// control character or one outside ASCII, wherever it is.
+func TestPlain(t *testing.T) {
+	for _, c := range []byte{'"', '\\', 0, 0x1f, 0x80, 0xff} {
+		for at := range 24 {
+			b := []byte(strings.Repeat("a ~!#[]{}", 3))
+			b[at] = c
+			if got := plain(b, 0); got > at {
+				t.Errorf("plain(%q, 0) = %d, past the %#x at %d", b, got, c, at)
+			}
+		}
+	}
+	if got := plain([]byte(strings.Repeat("x", 20)), 0); got != 16 {
+		t.Errorf("plain(20 plain bytes) = %d, want 16: whole words only", got)
+	}
+}
