@@ -574,6 +574,108 @@ func (s *scanner) number() error {
 // eventFields are rawEvent's JSON names.
 var eventFields = []string{"ph", "name", "cat", "ts", "dur", "pid", "tid", "args"}
 
+// lit reads l, if it comes next.
+func (s *scanner) lit(l string) bool {
+	if len(s.b)-s.i >= len(l) && string(s.b[s.i:s.i+len(l)]) == l {
+		s.i += len(l)
+		return true
+	}
+	return false
+}
+
+// raw reads a number into *dst.
+func (s *scanner) raw(dst *json.RawMessage) bool {
+	start := s.i
+	if s.i >= len(s.b) || s.number() != nil {
+		return false
+	}
+	*dst = s.b[start:s.i]
+	return true
+}
+
+// written reads a task span in the layout WriteJSON writes, without white
+// space, which is most of a trace of Sluice's own format, into ev, as event
+// would, but with few calls and no lookups. On anything else it reads
+// nothing and returns false.
+func (s *scanner) written(ev *rawEvent) bool {
+	start := s.i
+	ok := s.lit(`{"ph":"X","ts":`) && s.raw(&ev.Ts) && s.lit(`,"pid":`) && s.raw(&ev.Pid) &&
+		s.lit(`,"tid":`) && s.raw(&ev.Tid) && s.lit(`,"dur":`) && s.raw(&ev.Dur) && s.lit(`,"name":`)
+	if ok {
+		var err error
+		ev.Name, err = s.str()
+		ok = err == nil && s.lit(`,"cat":"`)
+	}
+	switch {
+	case ok && s.lit(`task","args":`):
+		ev.Cat = catRun
+	case ok && s.lit(`wait","args":`):
+		ev.Cat = catWait
+	default:
+		ok = false
+	}
+	if ok {
+		if len(s.spans) == cap(s.spans) {
+			s.spans = make([]spanArgs, 0, 4096)
+		}
+		s.spans = s.spans[:len(s.spans)+1]
+		a, args := &s.spans[len(s.spans)-1], s.i
+		if ok = s.writtenArgs(a) && s.lit("}"); ok {
+			ev.Ph, ev.Args, ev.span = "X", s.b[args:s.i-1], a
+			return true
+		}
+		*a = spanArgs{}
+	}
+	*ev, s.i = rawEvent{}, start
+	return false
+}
+
+// writtenArgs reads a task span's args in the layout WriteJSON writes, as
+// spanArgs would.
+func (s *scanner) writtenArgs(a *spanArgs) bool {
+	ids := new([2]uint64) // task and seq, in one allocation
+	a.Task, a.Seq = &ids[0], &ids[1]
+	var err error
+	ok := s.lit(`{"task":`)
+	if ok {
+		_, ids[0], err = s.integer(false)
+		ok = err == nil && s.lit(`,"seq":`)
+	}
+	if ok {
+		_, ids[1], err = s.integer(false)
+		ok = err == nil
+	}
+	if ok && s.lit(`,"name":`) {
+		a.Name, err = s.str()
+		ok = err == nil
+	}
+	if ok = ok && s.lit(`,"priority":`); ok {
+		var n int64
+		n, _, err = s.integer(true)
+		a.Priority = core.Priority(n)
+		ok = err == nil && s.lit(`,"weight":`)
+	}
+	if ok {
+		a.Weight, _, err = s.integer(true)
+		ok = err == nil
+	}
+	if ok && s.lit(`,"key":`) {
+		a.Key, err = s.str()
+		ok = err == nil
+	}
+	if ok = ok && s.lit(`,"state":`); ok {
+		var st string
+		st, err = s.str()
+		a.State = stateString(st)
+		ok = err == nil
+	}
+	if ok && s.lit(`,"error":`) {
+		a.Error, err = s.str()
+		ok = err == nil
+	}
+	return ok && s.lit("}")
+}
+
 // event reads one event object into ev, as encoding/json would.
 func (s *scanner) event(ev *rawEvent) error {
 	if err := s.expect('{'); err != nil {
@@ -677,8 +779,10 @@ func (p *parser) scan(input []byte) error {
 				p.events = slices.Grow(p.events, int(min(more, MaxJSONEvents)))
 			}
 			var ev rawEvent
-			if err := s.event(&ev); err != nil {
-				return err
+			if !s.written(&ev) {
+				if err := s.event(&ev); err != nil {
+					return err
+				}
 			}
 			if err := p.keep(&ev); err != nil {
 				return errSlow // let the slow path word it, in its order
