@@ -222,51 +222,6 @@ func (s *scanner) key() (string, error) {
 	return k, s.expect(':')
 }
 
-// folds reports whether key equals one of names but for case, and so
-// would be matched by encoding/json. The interned names differ from each
-// other in more than case: a key that is one of them needs no look.
-func folds(names []string, key string) bool {
-	if len(key) < len(interned) && slices.Contains(interned[len(key)], key) {
-		return false
-	}
-	for _, n := range names {
-		if strings.EqualFold(n, key) {
-			return true
-		}
-	}
-	return false
-}
-
-// object reads an object, calling member with each key and the scanner at
-// the member's value, which member must read. A key that equals one of
-// names but for case gives errSlow: encoding/json would match it.
-func (s *scanner) object(names []string, member func(key string) error) error {
-	if err := s.expect('{'); err != nil {
-		return err
-	}
-	if s.peek() == '}' {
-		s.i++
-		return nil
-	}
-	for {
-		key, err := s.key()
-		if err != nil {
-			return err
-		}
-		if folds(names, key) {
-			return errSlow
-		}
-		if err := member(key); err != nil {
-			return err
-		}
-		if s.peek() == ',' {
-			s.i++
-			continue
-		}
-		return s.expect('}')
-	}
-}
-
 // integer reads a JSON number that is a 64-bit integer, as encoding/json
 // reads one into an int64 (signed) or a uint64 field; null, a fraction, an
 // exponent or a number out of range gives errSlow.
@@ -319,56 +274,16 @@ func (s *scanner) end() error {
 var spanFields = []string{"task", "seq", "name", "priority", "weight", "key", "state", "error"}
 
 // spanArgsOf decodes a task span's args into a as json.Unmarshal does,
-// through the scanner when it can.
+// through the scanner when they are in the layout WriteJSON writes.
 func spanArgsOf(raw []byte, a *spanArgs) error {
 	s := scanner{b: raw}
-	err := s.spanArgs(a)
-	if err == nil {
-		err = s.end()
+	if s.writtenArgs(a) && s.end() == nil {
+		return nil
 	}
-	if err != nil {
-		var slow spanArgs // on the heap only here
-		err = json.Unmarshal(raw, &slow)
-		*a = slow
-	}
+	var slow spanArgs // on the heap only here
+	err := json.Unmarshal(raw, &slow)
+	*a = slow
 	return err
-}
-
-// spanArgs reads a task span's args into a, as json.Unmarshal would; on
-// errSlow, a is left partly set.
-func (s *scanner) spanArgs(a *spanArgs) error {
-	ids := new([2]uint64) // task and seq, in one allocation
-	return s.object(spanFields, func(key string) error {
-		var err error
-		switch key {
-		case "task":
-			_, ids[0], err = s.integer(false)
-			a.Task = &ids[0]
-		case "seq":
-			_, ids[1], err = s.integer(false)
-			a.Seq = &ids[1]
-		case "name":
-			a.Name, err = s.str()
-		case "priority":
-			var n int64
-			n, _, err = s.integer(true)
-			a.Priority = core.Priority(n)
-		case "weight":
-			a.Weight, _, err = s.integer(true)
-		case "key":
-			a.Key, err = s.str()
-		case "state":
-			var st string
-			if st, err = s.str(); err == nil {
-				a.State = stateString(st)
-			}
-		case "error":
-			a.Error, err = s.str()
-		default:
-			_, err = s.value(0)
-		}
-		return err
-	})
 }
 
 // spanArgs returns the args of e, a task span: as the scanner decoded them
@@ -400,32 +315,26 @@ var counterFields = []string{"value"}
 // json.Unmarshal does into a struct with a *int64 field Value.
 func counterValueOf(raw []byte, v **int64) error {
 	s := scanner{b: raw}
-	err := s.counterValue(v)
-	if err == nil {
-		err = s.end()
+	if s.counterValue(v) && s.end() == nil {
+		return nil
 	}
-	if err != nil {
-		var a struct {
-			Value *int64 `json:"value"`
-		}
-		err = json.Unmarshal(raw, &a)
-		*v = a.Value
+	var a struct {
+		Value *int64 `json:"value"`
 	}
+	err := json.Unmarshal(raw, &a)
+	*v = a.Value
 	return err
 }
 
-// counterValue reads a counter event's args into v, as json.Unmarshal
-// would.
-func (s *scanner) counterValue(v **int64) error {
-	return s.object(counterFields, func(key string) error {
-		if key != "value" {
-			_, err := s.value(0)
-			return err
-		}
-		n, _, err := s.integer(true)
-		*v = &n
-		return err
-	})
+// counterValue reads a counter event's args in the layout WriteJSON
+// writes into v, as json.Unmarshal would.
+func (s *scanner) counterValue(v **int64) bool {
+	if !s.lit(`{"value":`) {
+		return false
+	}
+	n, _, err := s.integer(true)
+	*v = &n
+	return err == nil && s.lit("}")
 }
 
 // value skips a JSON value, checking it, and returns its bytes.
@@ -709,28 +618,14 @@ func (s *scanner) event(ev *rawEvent) error {
 			raw = &ev.Tid
 		case "args":
 			raw = &ev.Args
-			if ev.Cat == catRun || ev.Cat == catWait {
-				// A task span, whose category came first, as WriteJSON
-				// writes it: its args are decoded as they are read.
-				if len(s.spans) == cap(s.spans) {
-					s.spans = make([]spanArgs, 0, 4096)
-				}
-				s.spans = s.spans[:len(s.spans)+1]
-				a, start := &s.spans[len(s.spans)-1], s.i
-				s.ws()
-				if err := s.spanArgs(a); err == nil {
-					ev.Args, ev.span = s.b[start:s.i], a
-					break
-				}
-				*a, s.i, ev.span = spanArgs{}, start, nil // read again below
-			}
 		default:
-			if folds(eventFields, key) {
-				return errSlow
+			for _, f := range eventFields {
+				if strings.EqualFold(f, key) {
+					return errSlow // encoding/json matches names without case
+				}
 			}
 		}
 		switch {
-		case ev.span != nil && raw == &ev.Args:
 		case dst != nil:
 			v, err := s.str()
 			if err != nil {
