@@ -483,7 +483,10 @@ func (s *scanner) number() error {
 // eventFields are rawEvent's JSON names.
 var eventFields = []string{"ph", "name", "cat", "ts", "dur", "pid", "tid", "args"}
 
-// lit reads l, if it comes next.
+// lit reads l, if it comes next. (Not inlined: its callers are many, and
+// the playground is downloaded.)
+//
+//go:noinline
 func (s *scanner) lit(l string) bool {
 	if len(s.b)-s.i >= len(l) && string(s.b[s.i:s.i+len(l)]) == l {
 		s.i += len(l)
