@@ -277,7 +277,7 @@ var spanFields = []string{"task", "seq", "name", "priority", "weight", "key", "s
 // through the scanner when they are in the layout WriteJSON writes.
 func spanArgsOf(raw []byte, a *spanArgs) error {
 	s := scanner{b: raw}
-	if s.writtenArgs(a) && s.end() == nil {
+	if s.writtenArgs(a, nil, "") && s.end() == nil {
 		return nil
 	}
 	var slow spanArgs // on the heap only here
@@ -513,9 +513,12 @@ func (s *scanner) written(ev *rawEvent) bool {
 	start := s.i
 	ok := s.lit(`{"ph":"X","ts":`) && s.raw(&ev.Ts) && s.lit(`,"pid":`) && s.raw(&ev.Pid) &&
 		s.lit(`,"tid":`) && s.raw(&ev.Tid) && s.lit(`,"dur":`) && s.raw(&ev.Dur) && s.lit(`,"name":`)
+	var name []byte // as written
 	if ok {
 		var err error
+		at := s.i
 		ev.Name, err = s.str()
+		name = s.b[at:s.i]
 		ok = err == nil && s.lit(`,"cat":"`)
 	}
 	switch {
@@ -532,7 +535,7 @@ func (s *scanner) written(ev *rawEvent) bool {
 		}
 		s.spans = s.spans[:len(s.spans)+1]
 		a, args := &s.spans[len(s.spans)-1], s.i
-		if ok = s.writtenArgs(a) && s.lit("}"); ok {
+		if ok = s.writtenArgs(a, name, ev.Name) && s.lit("}"); ok {
 			ev.Ph, ev.Args, ev.span = "X", s.b[args:s.i-1], a
 			return true
 		}
@@ -543,8 +546,8 @@ func (s *scanner) written(ev *rawEvent) bool {
 }
 
 // writtenArgs reads a task span's args in the layout WriteJSON writes, as
-// spanArgs would.
-func (s *scanner) writtenArgs(a *spanArgs) bool {
+// json.Unmarshal would; a name written as raw is name, without a copy.
+func (s *scanner) writtenArgs(a *spanArgs, raw []byte, name string) bool {
 	ids := new([2]uint64) // task and seq, in one allocation
 	a.Task, a.Seq = &ids[0], &ids[1]
 	var err error
@@ -558,8 +561,12 @@ func (s *scanner) writtenArgs(a *spanArgs) bool {
 		ok = err == nil
 	}
 	if ok && s.lit(`,"name":`) {
-		a.Name, err = s.str()
-		ok = err == nil
+		if n := len(raw); n > 0 && len(s.b)-s.i >= n && string(s.b[s.i:s.i+n]) == string(raw) {
+			a.Name, s.i = name, s.i+n
+		} else {
+			a.Name, err = s.str()
+			ok = err == nil
+		}
 	}
 	if ok = ok && s.lit(`,"priority":`); ok {
 		var n int64

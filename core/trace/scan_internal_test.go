@@ -228,7 +228,7 @@ func checkArgsMatch(t *testing.T, raw []byte) {
 	t.Helper()
 	var fast, slow spanArgs
 	s := scanner{b: raw}
-	if s.writtenArgs(&fast) && s.end() == nil {
+	if s.writtenArgs(&fast, nil, "") && s.end() == nil {
 		if err := json.Unmarshal(raw, &slow); err != nil || !reflect.DeepEqual(fast, slow) {
 			t.Fatalf("%.200s: the scanner reads %+v; encoding/json %+v, %v", raw, fast, slow, err)
 		}

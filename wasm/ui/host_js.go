@@ -379,7 +379,7 @@ type fileReader struct {
 }
 
 func newFileReader(file safejs.Value, size int64, progress func(read, size int64)) *fileReader {
-	return &fileReader{file: file, size: size, progress: progress, chunkBytes: 2 << 20}
+	return &fileReader{file: file, size: size, progress: progress, chunkBytes: 4 << 20}
 }
 
 // Len returns how many bytes are left to read, so that a reader of the
