@@ -510,6 +510,7 @@ func (s *scanner) raw(dst *json.RawMessage) bool {
 // would, but with few calls and no lookups. On anything else it reads
 // nothing and returns false.
 func (s *scanner) written(ev *rawEvent) bool {
+	s.ws()
 	start := s.i
 	ok := s.lit(`{"ph":"X","ts":`) && s.raw(&ev.Ts) && s.lit(`,"pid":`) && s.raw(&ev.Pid) &&
 		s.lit(`,"tid":`) && s.raw(&ev.Tid) && s.lit(`,"dur":`) && s.raw(&ev.Dur) && s.lit(`,"name":`)

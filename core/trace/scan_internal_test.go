@@ -170,6 +170,17 @@ func TestScanMatchesDecoderOwn(t *testing.T) {
 	if !checkScanMatches(t, own) {
 		t.Fatalf("the scanner left a trace WriteJSON wrote to encoding/json")
 	}
+	// Every task span of it is read by the fast path for WriteJSON's
+	// layout, args and all.
+	p := &parser{threads: make(map[threadKey]int32)}
+	if err := p.scan(own); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range p.events {
+		if e.cat != 0 && e.span == nil {
+			t.Fatalf("event %d, a task span WriteJSON wrote, was read by the general path: args %s", e.idx, e.args)
+		}
+	}
 	// Each task span's args, rewritten: the scanner decodes them or
 	// leaves them to encoding/json, which then reads them as usual.
 	args := []string{
