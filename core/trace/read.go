@@ -17,7 +17,8 @@ import (
 
 // The bounds of what ReadJSON reads.
 const (
-	// MaxJSONSize is the largest input ReadJSON reads, in bytes.
+	// MaxJSONSize is the largest input ReadJSON reads, in bytes: twice
+	// what WriteJSON writes of 200,000 tasks with names, keys and errors.
 	MaxJSONSize = 128 << 20
 	// MaxJSONEvents is the most trace events ReadJSON reads.
 	MaxJSONEvents = 1 << 20

@@ -25,9 +25,15 @@ var errSlow = errors.New("trace: not for the fast scanner")
 // without reflection: the events of a trace of 200,000 tasks in a fraction
 // of the time encoding/json takes. It accepts only valid JSON that it
 // reads exactly as encoding/json would; on anything else (a syntax error,
-// a field of an unexpected type, a key that differs from a field's name
-// only in case, an escaped key) it returns errSlow, and ReadJSON reads the
-// input again with encoding/json.
+// a field of an unexpected type, a key outside ASCII or that differs from
+// a field's name only in case, invalid UTF-8 or an escaped UTF-16
+// surrogate in a string) it returns errSlow, and ReadJSON reads the input
+// again with encoding/json.
+//
+// The task spans of Sluice's own format, most of its traces, are read
+// literal by literal in the layout WriteJSON writes (written), args and
+// all, so that buildOwn does not decode them again; a span in any other
+// layout is read as any event, and its args decoded by buildOwn.
 type scanner struct {
 	b     []byte
 	i     int
