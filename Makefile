@@ -139,7 +139,7 @@ test-bench:
 # inside the core module). The plain test run replays their
 # seeds and the inputs kept under testdata/fuzz; these run them for real.
 FUZZ_TARGETS := core:FuzzSemaphore core:FuzzWorkQueue core:FuzzProcessor \
-	core:FuzzKeyedQueue core:FuzzConsume core/trace:FuzzReadJSON \
+	core:FuzzKeyedQueue core:FuzzConsume core/trace:FuzzReadJSON core/trace:FuzzScanMatchesDecoder \
 	./wasm/sim:FuzzDecode ./wasm/sim:FuzzDecodeJSON
 FUZZTIME ?= 60s
 # The fuzzer minimizes each input that finds new coverage before it goes

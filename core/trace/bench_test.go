@@ -1,6 +1,7 @@
 package trace_test
 
 import (
+	"bytes"
 	"io"
 	"testing"
 	"time"
@@ -105,5 +106,46 @@ func BenchmarkWriteJSON(b *testing.B) {
 		if err := rec.WriteJSON(io.Discard); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// ownTrace returns a trace of n tasks as WriteJSON writes it: a queue of 64
+// slots whose tasks wait, run, fail with quoted errors, are canceled and
+// carry names and priorities (simulate).
+func ownTrace(b *testing.B, n int) []byte {
+	b.Helper()
+	rec := feed(trace.Config{MaxFinished: n, MaxOpen: n}, simulate(simQueue, 1, n, 64))
+	var buf bytes.Buffer
+	if err := rec.WriteJSON(&buf); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkReadJSON measures reading a trace of 200,000 tasks written by
+// WriteJSON, and a foreign trace of as many complete events.
+func BenchmarkReadJSON(b *testing.B) {
+	const n = 200_000
+	for _, in := range []struct {
+		name string
+		data func() []byte
+	}{
+		{"own-200k", func() []byte { return ownTrace(b, n) }},
+		{"foreign-200k", func() []byte { return foreignTrace(n, 8, 5_000_000) }},
+	} {
+		b.Run(in.name, func(b *testing.B) {
+			data := in.data()
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				rec, err := trace.ReadJSON(bytes.NewReader(data))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if got := len(rec.Snapshot(time.Time{}).Tasks); got != n {
+					b.Fatalf("read %d tasks, want %d", got, n)
+				}
+			}
+		})
 	}
 }

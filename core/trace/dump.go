@@ -113,13 +113,21 @@ func restore(d *dump) *Recorder {
 			}
 		}
 	}
-	for _, x := range d.fin[max(0, len(d.fin)-r.cfg.MaxFinished):] {
-		ref(&x)
+	// The finished ring takes d.fin's array, which is d's alone, rather
+	// than copying it: a trace read may hold a million tasks.
+	fin := d.fin[max(0, len(d.fin)-r.cfg.MaxFinished):]
+	for i := range fin {
+		x := &fin[i]
+		ref(x)
 		see(x.enq)
 		see(x.start)
 		see(x.end)
-		r.pushFinished(x)
+		x.endKey = x.end
+		if i > 0 {
+			x.endKey = max(x.endKey, fin[i-1].endKey)
+		}
 	}
+	r.fin.buf, r.fin.n = fin, len(fin)
 	for _, x := range d.open {
 		if len(r.openIdx) >= r.cfg.MaxOpen {
 			break

@@ -483,6 +483,13 @@ func TestReadJSONLimits(t *testing.T) {
 			t.Errorf("ReadJSON(endless input) = %v, want %q", err, want)
 		}
 	})
+	t.Run("announced size", func(t *testing.T) {
+		// A reader that tells its length is refused unread.
+		_, err := trace.ReadJSON(&sizedReader{Reader: strings.NewReader("[]"), n: trace.MaxJSONSize + 1})
+		if want := fmt.Sprintf("trace: input larger than %d bytes", trace.MaxJSONSize); err == nil || err.Error() != want {
+			t.Errorf("ReadJSON(a reader of %d bytes) = %v, want %q", trace.MaxJSONSize+1, err, want)
+		}
+	})
 	t.Run("events", func(t *testing.T) {
 		if testing.Short() {
 			t.Skip("reads a million events")
@@ -499,6 +506,32 @@ func TestReadJSONLimits(t *testing.T) {
 			t.Errorf("ReadJSON(failing reader) = %v, want it to report %v", err, want)
 		}
 	})
+}
+
+// sizedReader reads Reader, and tells n as the length left to read.
+type sizedReader struct {
+	io.Reader
+	n int
+}
+
+func (r *sizedReader) Len() int { return r.n }
+
+// A reader that tells the length left to read is read whole, even when it
+// tells too little or too much.
+func TestReadJSONSizedReader(t *testing.T) {
+	rec := feed(trace.Config{}, simulate(simKeyed, 3, 200, 3))
+	data := writeJSON(t, rec)
+	want := rec.Snapshot(time.Time{})
+	for _, n := range []int{0, 1, len(data) / 2, len(data) - 1, len(data), len(data) + 1, 2 * len(data), -1} {
+		got, err := trace.ReadJSON(&sizedReader{Reader: io.MultiReader(bytes.NewReader(data[:len(data)/3]), bytes.NewReader(data[len(data)/3:])), n: n})
+		if err != nil {
+			t.Errorf("Len %d: ReadJSON = %v", n, err)
+			continue
+		}
+		if snap := got.Snapshot(time.Time{}); !reflect.DeepEqual(snap, want) {
+			t.Errorf("Len %d: the model read differs:\n%s", n, snapshotDiff(snap, want))
+		}
+	}
 }
 
 type errReader struct{ err error }

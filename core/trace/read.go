@@ -17,8 +17,9 @@ import (
 
 // The bounds of what ReadJSON reads.
 const (
-	// MaxJSONSize is the largest input ReadJSON reads, in bytes.
-	MaxJSONSize = 32 << 20
+	// MaxJSONSize is the largest input ReadJSON reads, in bytes: twice
+	// what WriteJSON writes of 200,000 tasks with names, keys and errors.
+	MaxJSONSize = 128 << 20
 	// MaxJSONEvents is the most trace events ReadJSON reads.
 	MaxJSONEvents = 1 << 20
 )
@@ -50,7 +51,10 @@ const maxLaneID = 1<<53 - 1
 // "trace:" that says what and where. It blocks until r returns io.EOF or
 // an error, or the bounds are reached.
 func ReadJSON(r io.Reader) (*Recorder, error) {
-	data, rerr := io.ReadAll(io.LimitReader(r, MaxJSONSize+1))
+	data, rerr := readAll(r)
+	if rerr == errTooLarge {
+		return nil, rerr
+	}
 	// The fast scanner reads the usual traces; anything it does not take
 	// on is read again by encoding/json, which words the errors.
 	p := &parser{threads: make(map[threadKey]int32)}
@@ -59,7 +63,7 @@ func ReadJSON(r io.Reader) (*Recorder, error) {
 	case serr == errTooManyEvents:
 		return nil, serr
 	case len(data) > MaxJSONSize:
-		return nil, fmt.Errorf("trace: input larger than %d bytes", MaxJSONSize)
+		return nil, errTooLarge
 	case rerr != nil:
 		return nil, fmt.Errorf("trace: reading: %v", rerr)
 	}
@@ -104,6 +108,7 @@ type event struct {
 	dur    int64
 	name   string
 	args   json.RawMessage // for task spans, thread names and lane instants
+	span   *spanArgs       // a task span's args, if the scanner decoded them
 }
 
 type counterEvent struct {
@@ -135,6 +140,7 @@ type rawEvent struct {
 	Pid  json.RawMessage `json:"pid"`
 	Tid  json.RawMessage `json:"tid"`
 	Args json.RawMessage `json:"args"`
+	span *spanArgs       // Args decoded, by the scanner
 }
 
 func (p *parser) parse() error {
@@ -358,6 +364,9 @@ func (p *parser) keep(ev *rawEvent) error {
 	if ph == 'M' || ph == 'i' || ph == 'I' || e.cat != 0 {
 		e.args = ev.Args
 	}
+	if e.cat != 0 {
+		e.span = ev.span
+	}
 	if ph != 'M' {
 		e.name = ev.Name
 	}
@@ -370,19 +379,16 @@ func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "
 // micros parses a JSON number of microseconds into nanoseconds, exactly
 // for decimals with up to three fraction digits and rounded otherwise. The
 // result may be any int64; callers check the range of the times it makes.
-// errRangeOf returns the error of a number out of range, made only when
-// needed.
-func errRangeOf(s string) func() error {
-	return func() error { return fmt.Errorf("%.40s out of range", s) }
-}
-
 func micros(raw json.RawMessage) (int64, error) {
+	// The errors quote raw, not s, which then needs no copy on the heap.
 	s := string(raw)
 	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
-		return 0, fmt.Errorf("want a number, got %.40s", s)
+		return 0, fmt.Errorf("want a number, got %.40s", raw)
 	}
-	errRange := errRangeOf(s)
-	if strings.ContainsAny(s, "eE") {
+	// errRange returns the error of a number out of range, made only
+	// when needed.
+	errRange := func() error { return fmt.Errorf("%.40s out of range", raw) }
+	if bytes.IndexByte(raw, 'e') >= 0 || bytes.IndexByte(raw, 'E') >= 0 {
 		f, err := strconv.ParseFloat(s, 64)
 		f = math.Round(f * 1000)
 		if err != nil || math.IsNaN(f) || f >= math.MaxInt64 || f < math.MinInt64 {
@@ -396,11 +402,11 @@ func micros(raw json.RawMessage) (int64, error) {
 	// once negated.
 	const limit = 1 << 63
 	var u uint64
-	for _, c := range whole {
+	for i := 0; i < len(whole); i++ {
 		if u > (limit-9)/10 {
 			return 0, errRange()
 		}
-		u = u*10 + uint64(c-'0')
+		u = u*10 + uint64(whole[i]-'0')
 	}
 	if u > limit/1000 {
 		return 0, errRange()
@@ -452,7 +458,7 @@ func parseID(raw json.RawMessage) (idVal, error) {
 	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
 		return idVal{n: int64(f)}, nil
 	}
-	return idVal{}, fmt.Errorf("want an integer or a string, got %.40s", s)
+	return idVal{}, fmt.Errorf("want an integer or a string, got %.40s", raw)
 }
 
 // spanArgs are the args of a task span written by WriteJSON.
@@ -526,6 +532,7 @@ func (p *parser) buildOwn() (*Recorder, error) {
 	}
 
 	var tasks []*taskBuilder
+	var builders []taskBuilder             // tasks' storage, a chunk at a time
 	bySeq := make(map[uint64]*taskBuilder) // by args.seq
 	lanes := make(map[int64]*laneRec)
 	var laneOrder []int64
@@ -550,7 +557,7 @@ func (p *parser) buildOwn() (*Recorder, error) {
 				return nil, fail("missing args")
 			}
 			var a spanArgs
-			if err := json.Unmarshal(e.args, &a); err != nil {
+			if err := p.spanArgs(e, &a); err != nil {
 				return nil, jsonErr(fmt.Sprintf("event %d: args: ", e.idx), err)
 			}
 			if a.Task == nil || *a.Task == 0 {
@@ -576,7 +583,11 @@ func (p *parser) buildOwn() (*Recorder, error) {
 			}
 			tb := bySeq[*a.Seq]
 			if tb == nil {
-				tb = &taskBuilder{x: rec{id: *a.Task, lane: -1, enq: noTime, start: noTime, end: noTime}}
+				if len(builders) == cap(builders) {
+					builders = make([]taskBuilder, 0, 4096)
+				}
+				builders = append(builders, taskBuilder{x: rec{id: *a.Task, lane: -1, enq: noTime, start: noTime, end: noTime}})
+				tb = &builders[len(builders)-1]
 				bySeq[*a.Seq] = tb
 				tasks = append(tasks, tb)
 			}
@@ -681,6 +692,7 @@ func (p *parser) buildOwn() (*Recorder, error) {
 		}
 	}
 
+	d.fin = make([]rec, 0, len(tasks))
 	for _, tb := range tasks {
 		x := tb.x
 		switch {
@@ -728,7 +740,7 @@ func (p *parser) buildOwn() (*Recorder, error) {
 		if isNull(c.value) {
 			return nil, fmt.Errorf("trace: event %d: missing args", c.idx)
 		}
-		if err := json.Unmarshal(c.value, &a); err != nil {
+		if err := counterValueOf(c.value, &a.Value); err != nil {
 			return nil, jsonErr(fmt.Sprintf("event %d: args: ", c.idx), err)
 		}
 		if a.Value == nil {

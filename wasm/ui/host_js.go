@@ -379,9 +379,15 @@ type fileReader struct {
 }
 
 func newFileReader(file safejs.Value, size int64, progress func(read, size int64)) *fileReader {
-	return &fileReader{file: file, size: size, progress: progress, chunkBytes: 2 << 20}
+	return &fileReader{file: file, size: size, progress: progress, chunkBytes: 4 << 20}
 }
 
+// Len returns how many bytes are left to read, so that a reader of the
+// whole file (trace.ReadJSON) holds it in one buffer of its size.
+func (r *fileReader) Len() int { return int(r.size-r.off) + len(r.buf) }
+
+// Read reads the next slice of the file, into p itself when it has room,
+// so that the file is not copied twice.
 func (r *fileReader) Read(p []byte) (int, error) {
 	if len(r.buf) == 0 {
 		if r.off >= r.size {
@@ -408,8 +414,14 @@ func (r *fileReader) Read(p []byte) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		r.buf = make([]byte, end-r.off)
-		if _, err := safejs.CopyBytesToGo(r.buf, arr); err != nil {
+		dst := p
+		if int64(len(p)) < end-r.off {
+			r.buf = make([]byte, end-r.off)
+			dst = r.buf
+		}
+		n, err := safejs.CopyBytesToGo(dst, arr)
+		if err != nil {
+			r.buf = nil
 			return 0, err
 		}
 		r.off = end
@@ -419,6 +431,9 @@ func (r *fileReader) Read(p []byte) (int, error) {
 		// Awaiting the slice let the browser run; parsing what was read
 		// does not, so it yields on a timer too.
 		time.Sleep(time.Millisecond)
+		if len(r.buf) == 0 {
+			return n, nil
+		}
 	}
 	n := copy(p, r.buf)
 	r.buf = r.buf[n:]

@@ -3,9 +3,13 @@ package ui
 import (
 	"bytes"
 	"fmt"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
+	"sluice/core"
+	"sluice/core/trace"
 	"sluice/wasm/sim"
 )
 
@@ -33,36 +37,136 @@ func largeTrace(n int) []byte {
 	return b.Bytes()
 }
 
+// largeOwnTrace is a trace of n tasks in Sluice's own format, as a
+// service's Recorder writes it: 8 lanes, tasks with names, priorities in
+// turn, weights, one of 500 keys each, and one in five waiting.
+func largeOwnTrace(n int) []byte {
+	rec := trace.NewRecorder(trace.Config{MaxFinished: n})
+	first := time.Unix(1_700_000_000, 0)
+	for i := range n {
+		e := core.Event{Task: uint64(i + 1), Name: fmt.Sprintf("checkout order %d", i+1), Priority: core.Priority(i%3 - 1),
+			Weight: int64(1 + i%2), Key: fmt.Sprintf("customer-%d", i%500)}
+		enq := first.Add(time.Duration(i) * 6250)
+		e.Kind, e.Time = core.Enqueued, enq
+		rec.Observe(e)
+		start := enq
+		if i%5 == 0 {
+			e.Kind = core.Waiting
+			rec.Observe(e)
+			start = enq.Add(30 * time.Microsecond)
+		}
+		e.Kind, e.Time, e.Lane = core.Started, start, i%8
+		rec.Observe(e)
+		e.Kind, e.Time = core.Finished, start.Add(40*time.Microsecond)
+		rec.Observe(e)
+	}
+	var b bytes.Buffer
+	if err := rec.WriteJSON(&b); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
+
+// BenchmarkDrawLargeTrace measures a frame, zoomed out, of a loaded trace
+// of 200,000 tasks written by another tool, and by a Recorder.
 func BenchmarkDrawLargeTrace(b *testing.B) {
-	s, err := NewSession(defaultScenarioForBench(), "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.LoadTrace(bytes.NewReader(largeTrace(200_000)), "large.json"); err != nil {
-		b.Fatal(err)
-	}
-	tl := newTimeline(false)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		f := s.Frame(16*time.Millisecond, defaultSpan)
-		tl.Draw(nopPainter{}, f, 1200, 400, Point{X: 600, Y: 80, In: true})
+	for _, in := range []struct {
+		name string
+		data func() []byte
+	}{{"foreign", func() []byte { return largeTrace(200_000) }}, {"own", func() []byte { return largeOwnTrace(200_000) }}} {
+		b.Run(in.name, func(b *testing.B) {
+			s, err := NewSession(defaultScenarioForBench(), "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			if err := s.LoadTrace(bytes.NewReader(in.data()), "large.json"); err != nil {
+				b.Fatal(err)
+			}
+			tl := newTimeline(false)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				f := s.Frame(16*time.Millisecond, defaultSpan)
+				tl.Draw(nopPainter{}, f, 1200, 400, Point{X: 600, Y: 80, In: true})
+			}
+		})
 	}
 }
 
+// BenchmarkLoadLargeTrace measures loading a trace of 200,000 tasks
+// written by another tool, and by a Recorder.
 func BenchmarkLoadLargeTrace(b *testing.B) {
-	data := largeTrace(200_000)
-	s, err := NewSession(defaultScenarioForBench(), "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := s.LoadTrace(bytes.NewReader(data), "large.json"); err != nil {
-			b.Fatal(err)
-		}
+	for _, in := range []struct {
+		name string
+		data func() []byte
+	}{{"foreign", func() []byte { return largeTrace(200_000) }}, {"own", func() []byte { return largeOwnTrace(200_000) }}} {
+		b.Run(in.name, func(b *testing.B) {
+			data := in.data()
+			s, err := NewSession(defaultScenarioForBench(), "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := s.LoadTrace(bytes.NewReader(data), "large.json"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
 func defaultScenarioForBench() sim.Scenario { return sim.Presets()[0].Scenario }
+
+// A large loaded trace's bars, drawn again from what the last frame drew
+// while only the pointer moves, are the bars a fresh pass draws, with the
+// same hits and selection; a new window draws them anew.
+func TestDrawLargeTraceAgain(t *testing.T) {
+	s, err := NewSession(defaultScenarioForBench(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.LoadTrace(bytes.NewReader(largeOwnTrace(indexFrom+5_000)), "large.json"); err != nil {
+		t.Fatal(err)
+	}
+	f := s.Frame(0, defaultSpan)
+	draw := func(tl *timeline, f Frame, mouse Point) *TestPainter {
+		var p TestPainter
+		tl.Draw(&p, f, 1200, 400, mouse)
+		return &p
+	}
+	again := newTimeline(false)
+	for _, sel := range []uint64{0, f.Snap.Tasks[len(f.Snap.Tasks)/2].ID} {
+		again.Selected = sel
+		draw(again, f, Point{X: 300, Y: 200, In: true})
+		got := draw(again, f, Point{X: 900, Y: 150, In: true})
+		fresh := newTimeline(false)
+		fresh.Selected = sel
+		want := draw(fresh, f, Point{X: 900, Y: 150, In: true})
+		if !reflect.DeepEqual(got.Calls, want.Calls) {
+			t.Errorf("selected %d: drawn again, %d calls; a fresh pass, %d", sel, len(got.Calls), len(want.Calls))
+		}
+		if !reflect.DeepEqual(again.hits, fresh.hits) || again.Bars != fresh.Bars || again.selShown != fresh.selShown || again.selRect != fresh.selRect {
+			t.Errorf("selected %d: drawn again, %d hits, %d bars, selection %v %v; a fresh pass, %d, %d, %v %v", sel,
+				len(again.hits), again.Bars, again.selShown, again.selRect, len(fresh.hits), fresh.Bars, fresh.selShown, fresh.selRect)
+		}
+		if sel != 0 && !again.selShown {
+			t.Errorf("selected %d: not outlined", sel)
+		}
+	}
+	// Zoomed in: other bars. (The colours' paths are filled in the order
+	// the timeline first used them: sorted, the calls compare.)
+	z := f
+	z.From, z.To = f.From+(f.To-f.From)/3, f.From+(f.To-f.From)/2
+	got := draw(again, z, Point{})
+	fresh := newTimeline(false)
+	fresh.Selected = again.Selected
+	want := draw(fresh, z, Point{})
+	slices.Sort(got.Calls)
+	slices.Sort(want.Calls)
+	if !reflect.DeepEqual(got.Calls, want.Calls) || again.Bars != fresh.Bars {
+		t.Errorf("zoomed in: drawn with %d calls, %d bars; a fresh pass, %d, %d", len(got.Calls), again.Bars, len(want.Calls), fresh.Bars)
+	}
+}

@@ -77,8 +77,12 @@ type timeline struct {
 	queueRows   []core.Priority // highest first
 	queueFold   bool            // the last queue row holds lower priorities too
 	index       laneIndex       // a loaded trace's tasks by lane, for large traces
+	bars        barCache        // a large loaded trace's bars, as last drawn
 	queueSnap   *trace.Snapshot // the loaded trace whose queue rows are laid out
 	queueN      int
+	activeSnap  *trace.Snapshot // the loaded trace whose lanes with tasks are in active
+	activeN     int
+	active      map[int]bool
 	peakSnap    *trace.Snapshot // the loaded trace whose track peaks are known
 	peaks       []int64
 	tracks      []*trackPaths
@@ -336,6 +340,23 @@ func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority, rep
 // them up to the limit, used or not) in slot order, then the key lanes in
 // order of creation, dropping evicted lanes with nothing in the window
 // first when there are more than fit.
+// activeLanes returns the lanes snap's tasks ran on: for a loaded trace,
+// which does not change, found once rather than at every frame.
+func (t *timeline) activeLanes(snap *trace.Snapshot, replay bool) map[int]bool {
+	if replay && t.activeSnap == snap && t.activeN == len(snap.Tasks) {
+		return t.active
+	}
+	active := make(map[int]bool)
+	for i := range snap.Tasks {
+		active[snap.Tasks[i].Lane] = true
+	}
+	t.activeSnap, t.activeN, t.active = nil, 0, active
+	if replay {
+		t.activeSnap, t.activeN = snap, len(snap.Tasks)
+	}
+	return active
+}
+
 func (t *timeline) layoutLanes(f Frame, g *geometry) {
 	snap := f.Snap
 	maxRows := 64
@@ -383,10 +404,7 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 	}
 	if len(t.rows)+len(keyLanes) > maxRows {
 		// Keep the live lanes and the ones with something in the window.
-		active := make(map[int]bool)
-		for i := range snap.Tasks {
-			active[snap.Tasks[i].Lane] = true
-		}
+		active := t.activeLanes(snap, f.Replay)
 		kept := keyLanes[:0]
 		for _, l := range keyLanes {
 			if l.Evicted.IsZero() || active[l.ID] {
@@ -798,7 +816,21 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		b.last[i] = -1
 	}
 	b.runs = make([]barRun, len(t.rows))
-	if f.Replay && len(snap.Tasks) > indexFrom {
+	// The queue's chips came first: their hits and selection are kept.
+	key, hits0, sel0, shown0 := t.barKey(g, f), len(t.hits), t.selRect, t.selShown
+	if c := &t.bars; f.Replay && len(snap.Tasks) > indexFrom && c.key == key {
+		// A large loaded trace whose bars are drawn already: as they
+		// were, while only the pointer moves.
+		c.fills.fill(p)
+		c.caps.fill(p)
+		t.hits = append(t.hits, c.hits[:min(len(c.hits), maxHits-len(t.hits))]...)
+		t.Bars = c.bars
+		if c.selShown {
+			t.selRect, t.selShown = c.selRect, true
+		}
+		b.labels = c.labels
+	} else if f.Replay && len(snap.Tasks) > indexFrom {
+		t.selShown = false
 		// A large loaded trace: each lane's tasks in order of start, so
 		// that the window and the pixels are found by binary search.
 		t.index.build(snap)
@@ -807,6 +839,18 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 			for _, l := range r.lanes {
 				t.index.each(l.ID, from, to, func(i int, s, e int64) int64 { return b.draw(i, row, s, e) })
 			}
+		}
+		for row := range b.runs {
+			b.flush(row)
+		}
+		c.key = key
+		c.fills.copyFrom(&t.fills)
+		c.caps.copyFrom(&t.caps)
+		c.hits = append(c.hits[:0], t.hits[hits0:]...)
+		c.bars, c.selRect, c.selShown = t.Bars, t.selRect, t.selShown
+		c.labels = append(c.labels[:0], b.labels...)
+		if !t.selShown {
+			t.selRect, t.selShown = sel0, shown0
 		}
 	} else {
 		for i := range snap.Tasks {
@@ -849,6 +893,44 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 	for _, l := range b.labels {
 		p.Text(l.s, l.x, l.y, fontSmall, l.color, alignLeft)
 	}
+}
+
+// barCache holds the bars drawBars drew of a loaded trace, and what it
+// noted of them, to draw them again while key stays: a pointer that moves
+// over a large trace costs no pass over its tasks.
+type barCache struct {
+	key         barKey
+	fills, caps pathSet
+	hits        []hit
+	labels      []barLabel
+	bars        int
+	selRect     [4]float64
+	selShown    bool
+}
+
+// barKey is what the bars of a loaded trace depend on.
+type barKey struct {
+	snap           *trace.Snapshot
+	tasks, rows    int
+	lanes          string // the rows' first lanes
+	from, to       time.Duration
+	plotL, plotR   float64
+	laneTop, laneH float64
+	colorBy        string
+	selected       uint64
+	now            time.Duration
+}
+
+func (t *timeline) barKey(g *geometry, f Frame) barKey {
+	var lanes []byte
+	for _, r := range t.rows {
+		if len(r.lanes) > 0 {
+			lanes = strconv.AppendInt(lanes, int64(r.lanes[0].ID), 10)
+		}
+		lanes = append(lanes, ',')
+	}
+	return barKey{f.Snap, len(f.Snap.Tasks), len(t.rows), string(lanes), g.from, g.to, g.plotL, g.plotR,
+		g.laneTop, g.laneH, f.ColorBy, t.Selected, f.Now}
 }
 
 // drawTracks draws the counter tracks: the queue depth, the work in flight
@@ -1221,6 +1303,27 @@ func (s *pathSet) flush(p painter) {
 		if len(s.paths[i]) > 0 {
 			p.FillPath(s.paths[i], c)
 			s.paths[i] = s.paths[i][:0]
+		}
+	}
+}
+
+// copyFrom makes s hold the paths of o, before o is flushed.
+func (s *pathSet) copyFrom(o *pathSet) {
+	s.colors = append(s.colors[:0], o.colors...)
+	for len(s.paths) < len(o.paths) {
+		s.paths = append(s.paths, nil)
+	}
+	s.paths = s.paths[:len(o.paths)]
+	for i := range o.paths {
+		s.paths[i] = append(s.paths[i][:0], o.paths[i]...)
+	}
+}
+
+// fill fills every colour's path, as flush does, and keeps them.
+func (s *pathSet) fill(p painter) {
+	for i, c := range s.colors {
+		if len(s.paths[i]) > 0 {
+			p.FillPath(s.paths[i], c)
 		}
 	}
 }
