@@ -400,6 +400,7 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		det, open := l.drv.refreshDetails()
 		ctx.Dispatch(func(app.Context) {
 			p.apply(pn, sc, preset)
+			p.expireNotice(time.Now())
 			if open && p.details != nil && p.details.ID == det.ID {
 				p.details = &det
 			}

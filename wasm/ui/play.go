@@ -59,11 +59,29 @@ type Play struct {
 	logQuery string       // the event log's filter, as typed
 	msgQuery string       // the messages' filter, as typed
 	descOpen string       // the preset (or "custom") whose description shows whole
+	shown    notice       // the notice expireNotice last saw, and since when
+	shownAt  time.Time
 
 	levelsText string // the composer's priority levels, as typed
 	keysText   string // the composer's key names, as typed
 	badList    string // the ID of a list input whose text was refused
 	badErr     string // why it was refused
+}
+
+// noticeFor is how long a toast that is not an error stays up.
+const noticeFor = 8 * time.Second
+
+// expireNotice, called with each refresh of the panel, takes down an
+// "ok" or "info" toast once it has been up for noticeFor, so that it does
+// not keep covering the page; an error stays until dismissed or replaced.
+func (p *Play) expireNotice(now time.Time) {
+	if p.notice != p.shown {
+		p.shown, p.shownAt = p.notice, now
+		return
+	}
+	if p.notice.Text != "" && p.notice.Kind != "error" && now.Sub(p.shownAt) >= noticeFor {
+		p.notice = notice{}
+	}
 }
 
 // notice is the message shown above the timeline.

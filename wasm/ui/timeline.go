@@ -204,7 +204,7 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	t.selShown = false
 	p.Clear(colBackground)
 	t.drawLaneBackgrounds(p, &g, snap)
-	t.drawAxis(p, &g)
+	t.drawAxis(p, &g, f)
 	t.drawQueue(p, &g, f)
 	t.drawBars(p, &g, f)
 	t.drawTracks(p, &g, f)
@@ -560,8 +560,14 @@ func (t *timeline) axisStep(p painter, g *geometry) time.Duration {
 	return step
 }
 
-func (t *timeline) drawAxis(p painter, g *geometry) {
+func (t *timeline) drawAxis(p painter, g *geometry, f Frame) {
 	step := t.axisStep(p, g)
+	// A label the clock's badge would cover is left out (its grid line
+	// stays), so that "0s" and "0.33s" never print over each other.
+	bx0, bx1 := math.Inf(1), math.Inf(-1)
+	if lx, w, _, ok := nowBadge(p, g, f); ok {
+		bx0, bx1 = lx-4, lx+w+4
+	}
 	first := floorDur(g.from, step)
 	if first < g.from {
 		first += step
@@ -576,6 +582,9 @@ func (t *timeline) drawAxis(p painter, g *geometry) {
 		}
 		t.grid = appendRect(t.grid, x-0.5, axisH-4, 1, bottom-axisH+4)
 		label := formatTick(d, step)
+		if hw := p.TextWidth(label, fontSmall) / 2; x+hw > bx0 && x-hw < bx1 {
+			continue
+		}
 		t.Ticks = append(t.Ticks, label)
 		p.Text(label, x, axisH-8, fontSmall, colAxis, alignCenter)
 	}
@@ -1119,20 +1128,30 @@ func (t *timeline) stepPath(g *geometry, f Frame, data []trace.Sample, y func(in
 }
 
 func (t *timeline) drawNow(p painter, g *geometry, f Frame) {
-	x := math.Round(g.x(f.Now))
-	if x < g.plotL-1 || x > g.plotR+1 {
+	lx, w, label, ok := nowBadge(p, g, f)
+	if !ok {
 		return
 	}
+	x := math.Round(g.x(f.Now))
 	bottom := g.trackTop + float64(g.tracks)*(trackH+trackGap) - trackGap
 	p.FillRect(x-1, axisH-2, 2, bottom-axisH+2, colNow)
-	label := formatClock(f.Now.Round(10 * time.Millisecond))
+	p.FillRect(lx, 2, w, 15, colNow)
+	p.Text(label, lx+w/2, 13, fontSmall, "#ffffff", alignCenter)
+}
+
+// nowBadge places the clock's badge above the axis: its left edge, width
+// and label, and whether the clock is in view at all.
+func nowBadge(p painter, g *geometry, f Frame) (lx, w float64, label string, ok bool) {
+	x := math.Round(g.x(f.Now))
+	if x < g.plotL-1 || x > g.plotR+1 {
+		return 0, 0, "", false
+	}
+	label = formatClock(f.Now.Round(10 * time.Millisecond))
 	if f.Replay {
 		label = "end"
 	}
-	w := p.TextWidth(label, fontSmall) + 10
-	lx := min(max(x-w/2, g.plotL), g.plotR-w)
-	p.FillRect(lx, 2, w, 15, colNow)
-	p.Text(label, lx+w/2, 13, fontSmall, "#ffffff", alignCenter)
+	w = p.TextWidth(label, fontSmall) + 10
+	return min(max(x-w/2, g.plotL), g.plotR-w), w, label, true
 }
 
 // drawHover outlines the task under the pointer and draws its tooltip.

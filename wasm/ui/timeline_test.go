@@ -400,3 +400,52 @@ func TestTimelineHolderApart(t *testing.T) {
 		t.Errorf("down the column at x %v from y %v: %q, want %q", x, y1, seen, want)
 	}
 }
+
+// TestTimelineAxisClearOfClock checks that no time axis label is printed
+// under the clock's badge, at desktop and phone widths, wherever the clock
+// is in the window.
+func TestTimelineAxisClearOfClock(t *testing.T) {
+	ps, _ := sim.PresetByID("workqueue-cancel")
+	for _, w := range []float64{1000, 340} {
+		t.Run(fmt.Sprintf("width=%v", w), func(t *testing.T) {
+			s, err := ui.NewSession(ps.Scenario, ps.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			tl := ui.NewTimeline(false)
+			s.SetPlaying(true)
+			for step := range 40 {
+				var p ui.TestPainter
+				f := ui.DrawFrame(tl, &p, s, 110*time.Millisecond, w, ui.Point{})
+				var badge [2]float64
+				var labels [][3]float64 // x from, x to, index into p.Texts
+				var texts []string
+				for _, c := range p.Calls {
+					var s, color string
+					var x, y float64
+					if n, _ := fmt.Sscanf(c, "text %q %f %f %s", &s, &x, &y, &color); n != 4 {
+						continue
+					}
+					hw := float64(len([]rune(s))) * 6 / 2
+					switch {
+					case y == 13 && color == "#ffffff":
+						badge = [2]float64{x - hw, x + hw}
+					case y == 22-8 && color == "#576579":
+						labels = append(labels, [3]float64{x - hw, x + hw, float64(len(texts))})
+						texts = append(texts, s)
+					}
+				}
+				if badge == [2]float64{} {
+					t.Fatalf("step %d (%v): no clock badge drawn", step, f.Now)
+				}
+				for _, l := range labels {
+					if l[1] > badge[0] && l[0] < badge[1] {
+						t.Errorf("step %d (%v): axis label %q at [%.0f, %.0f] under the clock's badge at [%.0f, %.0f]",
+							step, f.Now, texts[int(l[2])], l[0], l[1], badge[0], badge[1])
+					}
+				}
+			}
+		})
+	}
+}
