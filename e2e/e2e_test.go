@@ -168,7 +168,6 @@ func newBrowser(t *testing.T) *browser {
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
-		chromedp.UserDataDir(t.TempDir()),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.NoFirstRun,
@@ -177,19 +176,47 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.Flag("disable-sync", true),
 		chromedp.WindowSize(1400, 1000),
 	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() {
-		// Close Chromium gracefully and wait for it, so that it has stopped
-		// writing its profile before t.TempDir is removed.
-		if err := chromedp.Cancel(tabCtx); err != nil {
-			t.Logf("closing Chromium: %v", err)
+	b := &browser{}
+	// The first Run starts Chromium, which lives as long as tabCtx: it must
+	// not be a context that ends before the cleanup. On a loaded machine
+	// Chromium now and then exits as it starts, before it listens: that
+	// start is retried, with a fresh profile, twice at most.
+	var tabCtx context.Context
+	for attempt := 1; ; attempt++ {
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+			append(opts[:len(opts):len(opts)], chromedp.UserDataDir(t.TempDir()))...)
+		ctx, cancelTab := chromedp.NewContext(allocCtx)
+		b.listen(ctx)
+		err := chromedp.Run(ctx, network.Enable(), log.Enable(), runtime.Enable())
+		if err == nil {
+			tabCtx = ctx
+			t.Cleanup(func() {
+				// Close Chromium gracefully and wait for it, so that it has
+				// stopped writing its profile before t.TempDir is removed.
+				if err := chromedp.Cancel(ctx); err != nil {
+					t.Logf("closing Chromium: %v", err)
+				}
+				cancelTab()
+				cancelAlloc()
+			})
+			break
 		}
 		cancelTab()
 		cancelAlloc()
-	})
+		if attempt == 3 || !strings.Contains(err.Error(), "failed to start") && !strings.Contains(err.Error(), "websocket url timeout") {
+			t.Fatalf("starting Chromium (attempt %d): %v", attempt, err)
+		}
+		t.Logf("starting Chromium (attempt %d), retrying: %v", attempt, err)
+	}
+	ctx, cancel := context.WithTimeout(tabCtx, 3*time.Minute)
+	t.Cleanup(cancel)
+	b.ctx = ctx
+	return b
+}
 
-	b := &browser{}
+// listen records, for checkClean and the failure messages, what the tab
+// of ctx requests and the errors it logs.
+func (b *browser) listen(tabCtx context.Context) {
 	chromedp.ListenTarget(tabCtx, func(ev any) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -225,15 +252,6 @@ func newBrowser(t *testing.T) *browser {
 			}
 		}
 	})
-	// The first Run starts Chromium, which lives as long as tabCtx: it must
-	// not be a context that ends before the cleanup above.
-	if err := chromedp.Run(tabCtx, network.Enable(), log.Enable(), runtime.Enable()); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(tabCtx, 3*time.Minute)
-	t.Cleanup(cancel)
-	b.ctx = ctx
-	return b
 }
 
 // run runs actions in the tab, failing the test, with the errors the page
