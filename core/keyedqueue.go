@@ -43,9 +43,10 @@ import (
 // small number that identifies the key's lane while it lives (the smallest
 // free one when it is created). Lane events (LaneCreated, LaneEvicted)
 // have Task 0: a key's LaneCreated comes before its tasks' events, its
-// LaneEvicted after them and before a new LaneCreated for the key. When
-// the queue stops, each remaining lane is reported evicted, then the queue
-// Closed. The Clock's methods may be called with the queue's lock held.
+// LaneEvicted after them and before a new LaneCreated for the key. A
+// Submit refused for a key without a lane leaves none, and no lane event.
+// When the queue stops, each remaining lane is reported evicted, then the
+// queue Closed. The Clock's methods may be called with the queue's lock held.
 // Its methods are safe for concurrent use.
 type KeyedQueue[K comparable] struct {
 	e     *engine
