@@ -39,7 +39,7 @@ func notes() app.UI {
 	return app.Section().ID("how-to-read").Class("notes card").Body(
 		app.H2().Text("How to read the playground"),
 		app.Dl().Class("note-list").Body(
-			item("Lanes", "One row per worker slot (WorkQueue, Processor), per concurrent holder (Semaphore), per key (KeyedQueue) "+
+			item("Lanes", "One row per worker slot (WorkQueue, Processor), per token (Semaphore: a holder of n tokens spans n rows), per key (KeyedQueue), "+
 				"per consumer's handler goroutine (Consume) or per worker slot of each queue (WorkQueues sharing one limit). A bar runs from the moment a task started to the moment it ended; "+
 				"running bars are drawn strong, finished ones soft, with a red end when the task failed, violet when it panicked "+
 				"and grey when it was canceled. A green tick marks a lane created, a grey one a lane evicted."),
