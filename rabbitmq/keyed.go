@@ -1,10 +1,13 @@
 package rabbitmq
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -87,10 +90,14 @@ var errGoexit = errors.New("rabbitmq: handler called runtime.Goexit")
 // done, so that a key's messages never run in two processes at once.
 func (c *Consumer) serveKeyed(ctx context.Context, ch *amqp.Channel, dels []<-chan amqp.Delivery, base uint64, last *atomic.Uint64) {
 	opts := []core.Option{core.WithParallelism(c.cfg.concurrency)}
+	if s := c.cfg.semaphore; s != nil {
+		opts = append(opts, core.WithSemaphore(s))
+	}
 	if c.cfg.observer != nil {
 		opts = append(opts, core.WithObserver(c.observe(base, last)))
 	}
 	kq := core.NewKeyedQueue[string](opts...)
+	var open openDeliveries
 	var wg sync.WaitGroup
 	for _, dl := range dels {
 		wg.Add(1)
@@ -102,11 +109,14 @@ func (c *Consumer) serveKeyed(ctx context.Context, ch *amqp.Channel, dels []<-ch
 					if !ok {
 						return
 					}
-					// Tasks are submitted with a context that does not end,
-					// so that each runs and settles its delivery: after ctx
-					// ended, by requeueing it at once.
-					if _, err := kq.Submit(context.Background(), d.RoutingKey, c.keyedTask(ctx, ch, d)); err != nil {
-						c.settle(ctx, d, err) // unreachable: kq is neither bounded nor closed
+					// A task waits for its key's turn and for a token of
+					// the shared semaphore, at the consumer's priority, and
+					// is canceled without running if ctx ends first: its
+					// delivery stays in open, to be requeued below.
+					open.add(d)
+					if _, err := kq.Submit(ctx, d.RoutingKey, c.keyedTask(ctx, ch, d, &open), core.WithPriority(c.cfg.priority)); err != nil {
+						open.take(d.DeliveryTag)
+						c.settle(ctx, d, err) // ctx ended: requeued
 					}
 				case <-ctx.Done():
 					return
@@ -118,23 +128,54 @@ func (c *Consumer) serveKeyed(ctx context.Context, ch *amqp.Channel, dels []<-ch
 	}
 	wg.Wait()
 	kq.Drain(context.Background())
+	for _, d := range open.rest() {
+		c.settle(ctx, d, ctx.Err()) // its task never ran: ctx ended first
+	}
 }
 
-// keyedTask returns the KeyedQueue task that handles d: it takes a token of
-// the shared semaphore, if any, calls the handler and settles d. A panic is
-// settled as a failure, then goes on to the KeyedQueue, which reports it.
-func (c *Consumer) keyedTask(ctx context.Context, ch *amqp.Channel, d amqp.Delivery) func(context.Context) error {
+// openDeliveries holds the deliveries handed to the KeyedQueue whose task
+// has not run yet.
+type openDeliveries struct {
+	mu sync.Mutex
+	m  map[uint64]amqp.Delivery // by delivery tag
+}
+
+func (o *openDeliveries) add(d amqp.Delivery) {
+	o.mu.Lock()
+	if o.m == nil {
+		o.m = make(map[uint64]amqp.Delivery)
+	}
+	o.m[d.DeliveryTag] = d
+	o.mu.Unlock()
+}
+
+func (o *openDeliveries) take(tag uint64) {
+	o.mu.Lock()
+	delete(o.m, tag)
+	o.mu.Unlock()
+}
+
+// rest returns what is left, in delivery order, so that the broker gets
+// each key's messages back in the order they came.
+func (o *openDeliveries) rest() []amqp.Delivery {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	ds := slices.Collect(maps.Values(o.m))
+	slices.SortFunc(ds, func(a, b amqp.Delivery) int { return cmp.Compare(a.DeliveryTag, b.DeliveryTag) })
+	clear(o.m)
+	return ds
+}
+
+// keyedTask returns the KeyedQueue task that handles d, which starts once
+// it holds its token of the shared semaphore, if any: it takes d out of
+// open, calls the handler and settles d. A panic is settled as a failure,
+// then goes on to the KeyedQueue, which reports it.
+func (c *Consumer) keyedTask(ctx context.Context, ch *amqp.Channel, d amqp.Delivery, open *openDeliveries) func(context.Context) error {
 	return func(context.Context) error {
+		open.take(d.DeliveryTag)
 		if err := ctx.Err(); err != nil {
 			c.settle(ctx, d, err)
 			return err
-		}
-		if s := c.cfg.semaphore; s != nil {
-			if err := s.AcquirePriority(ctx, 1, c.cfg.priority); err != nil {
-				c.settle(ctx, d, err)
-				return err
-			}
-			defer s.Release(1)
 		}
 		returned := false
 		defer func() {

@@ -251,6 +251,21 @@ func TestKeyedLimitAndFailures(t *testing.T) {
 		overlaps    []string
 	)
 	seen := newTally()
+	// Running handlers as the observer's events count them: a handler
+	// starts once it holds its token, so they never pass the limit either.
+	var evMax int
+	started := map[uint64]bool{}
+	observe := func(e core.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case e.Kind == core.Started:
+			started[e.Task] = true
+			evMax = max(evMax, len(started))
+		case e.Kind.Terminal():
+			delete(started, e.Task)
+		}
+	}
 	c := rabbitmq.NewKeyedConsumer(node.URL, exchange, partitions, func(ctx context.Context, d amqp.Delivery) error {
 		body, _ := strconv.Atoi(string(d.Body))
 		mu.Lock()
@@ -276,7 +291,7 @@ func TestKeyedLimitAndFailures(t *testing.T) {
 		perKey[d.RoutingKey] = append(perKey[d.RoutingKey], body)
 		mu.Unlock()
 		return nil
-	}, rabbitmq.WithConcurrency(8), rabbitmq.WithSemaphore(sem), rabbitmq.OnError(func(d amqp.Delivery, err error) {
+	}, rabbitmq.WithConcurrency(8), rabbitmq.WithSemaphore(sem), rabbitmq.WithObserver(observe), rabbitmq.OnError(func(d amqp.Delivery, err error) {
 		var pe *core.PanicError
 		if errors.As(err, &pe) {
 			mu.Lock()
@@ -297,6 +312,9 @@ func TestKeyedLimitAndFailures(t *testing.T) {
 	if maxInFlight != 2 {
 		t.Errorf("max handlers in flight: got %d, want 2 (the semaphore)", maxInFlight)
 	}
+	if evMax != 2 {
+		t.Errorf("max running as the observer's events count: got %d, want 2 (the semaphore)", evMax)
+	}
 	if len(overlaps) > 0 {
 		t.Errorf("a key ran two handlers at once: %v", overlaps)
 	}
@@ -312,5 +330,86 @@ func TestKeyedLimitAndFailures(t *testing.T) {
 		if got := b.depth(rabbitmq.PartitionQueue(exchange, i)); got != 0 {
 			t.Errorf("partition %d: %d messages left, want 0", i, got)
 		}
+	}
+}
+
+// TestKeyedCancelWhileWaitingForTokens: with every token of the shared
+// semaphore held elsewhere, the keyed consumer's tasks wait for one, and
+// none is reported started. Canceling the consumer's context then
+// requeues every delivery it held, each reported to OnError with
+// context.Canceled, and runs no handler: nothing is lost.
+func TestKeyedCancelWhileWaitingForTokens(t *testing.T) {
+	const (
+		n          = 40
+		keys       = 4
+		partitions = 2
+		exchange   = "keyed.cancel"
+		prefetch   = 4
+	)
+	b := dial(t)
+	if err := rabbitmq.DeclarePartitions(b.ch, exchange, partitions); err != nil {
+		t.Fatal(err)
+	}
+	b.publishTo(exchange, func(i int) string { return "k" + strconv.Itoa(i%keys) }, n)
+
+	sem := core.NewSemaphore(1)
+	if err := sem.Acquire(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	defer sem.Release(1)
+	var (
+		mu                sync.Mutex
+		enqueued, started int
+		canceled          []string
+		others            []error
+	)
+	seen := newTally() // counts Enqueued events: deliveries handed over
+	c := rabbitmq.NewKeyedConsumer(node.URL, exchange, partitions, func(ctx context.Context, d amqp.Delivery) error {
+		t.Errorf("handler ran for %s with every token held elsewhere", d.Body)
+		return nil
+	}, rabbitmq.WithConcurrency(prefetch), rabbitmq.WithSemaphore(sem), rabbitmq.WithObserver(func(e core.Event) {
+		mu.Lock()
+		switch e.Kind {
+		case core.Enqueued:
+			enqueued++
+		case core.Started:
+			started++
+		}
+		mu.Unlock()
+		if e.Kind == core.Enqueued {
+			seen.add(strconv.FormatUint(e.Task, 10))
+		}
+	}), rabbitmq.OnError(func(d amqp.Delivery, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if errors.Is(err, context.Canceled) {
+			canceled = append(canceled, string(d.Body))
+		} else {
+			others = append(others, err)
+		}
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := run(ctx, c.Run)
+	// Each partition's prefetch fills: the consumer holds that many.
+	seen.wait(t, 30*time.Second, "the prefetched deliveries handed over", func() bool { return seen.count() >= partitions*prefetch })
+	cancel()
+	if err := result(t, errc, 10*time.Second); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run after cancel: got %v, want context.Canceled", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if started != 0 {
+		t.Errorf("tasks reported started: %d, want 0 (no token was free)", started)
+	}
+	if len(canceled) != enqueued || len(others) != 0 {
+		t.Errorf("OnError: %d context.Canceled and %v for %d deliveries handed over, want one context.Canceled each", len(canceled), others, enqueued)
+	}
+	total := 0
+	for i := range partitions {
+		total += b.depth(rabbitmq.PartitionQueue(exchange, i))
+	}
+	if total != n {
+		t.Errorf("messages back in the partitions: %d, want all %d", total, n)
 	}
 }
