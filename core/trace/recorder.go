@@ -314,7 +314,8 @@ func (r *Recorder) Config() Config {
 //
 // A Finished event with Task 0 (a Semaphore release of Weight tokens,
 // which are not tied to an acquire) ends the running holder of that weight
-// that started first, or else the one that started first. LaneCreated and LaneEvicted open and close a key's lane.
+// that started first, or else the one that started first. LaneCreated and
+// LaneEvicted open and close a key's lane.
 // Resized sets the limit: a caller that knows the initial limit can report
 // it as a Resized event of its own. Closed is only logged. An event with a
 // zero Time is taken to happen at the latest time seen.
