@@ -79,8 +79,8 @@ func ensureWasm(root string, tc toolchain) error {
 
 // wasmStale reports whether web/app.wasm must be built, and why: it is
 // missing, older than a .go file under wasm/ or core/ or than go.mod,
-// go.sum or build.go (which holds the build flags), or was built by another Go version than goVersion (its
-// wasm_exec.js would not match).
+// go.sum or build.go (which holds the build flags), or was built by
+// another Go version than goVersion (its wasm_exec.js would not match).
 func wasmStale(root, goVersion string) (bool, string, error) {
 	wasmPath := filepath.Join(root, wasmFile)
 	st, err := os.Stat(wasmPath)

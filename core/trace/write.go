@@ -187,8 +187,8 @@ func (jw *jsonWriter) write(d *dump) {
 	jw.end()
 	jw.meta(pidQueue, 0, "process_sort_index", "", 1)
 	jw.end()
-	tids := laneTids(d)
-	for i, l := range d.lanes {
+	tids, later := laneTids(d)
+	for _, l := range d.lanes {
 		if tids[l.id] != l.id {
 			continue // a later lane of a key: on its first lane's track
 		}
@@ -196,18 +196,12 @@ func (jw *jsonWriter) write(d *dump) {
 		jw.str("key", l.key)
 		jw.int("slot", int64(l.slot))
 		// Every lane of a key made again, so that a reader makes them too.
-		c := byte('[')
-		for _, m := range d.lanes[i+1:] {
-			if tids[m.id] == l.id {
-				if c == '[' {
-					jw.key("lanes")
-					jw.buf = strconv.AppendInt(append(jw.buf, c), int64(l.id), 10)
-					c = ','
-				}
-				jw.buf = strconv.AppendInt(append(jw.buf, c), int64(m.id), 10)
+		if ids := later[l.id]; len(ids) > 0 {
+			jw.key("lanes")
+			jw.buf = strconv.AppendInt(append(jw.buf, '['), int64(l.id), 10)
+			for _, id := range ids {
+				jw.buf = strconv.AppendInt(append(jw.buf, ','), int64(id), 10)
 			}
-		}
-		if c == ',' {
 			jw.buf = append(jw.buf, ']')
 		}
 		jw.end()
@@ -302,21 +296,24 @@ func (jw *jsonWriter) write(d *dump) {
 
 // laneTids returns the thread id of each lane: its own id, but for the
 // later lanes of a key (made again after an eviction), which go on the
-// track of the key's first lane, so that a key is one track.
-func laneTids(d *dump) tidMap {
-	tids := make(tidMap, len(d.lanes))
+// track of the key's first lane, so that a key is one track. later lists
+// those later lanes, in order, by the first lane's id.
+func laneTids(d *dump) (tids tidMap, later map[int][]int) {
+	tids = make(tidMap, len(d.lanes))
+	later = make(map[int][]int)
 	first := make(map[string]int)
 	for _, l := range d.lanes {
 		tids[l.id] = l.id
 		if l.slot == -1 && l.name == l.key { // as recorded: lanes alike but for their times
 			if id, ok := first[l.key]; ok {
 				tids[l.id] = id
+				later[id] = append(later[id], l.id)
 			} else {
 				first[l.key] = l.id
 			}
 		}
 	}
-	return tids
+	return tids, later
 }
 
 // tidMap maps lane ids to thread ids.

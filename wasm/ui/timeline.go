@@ -762,7 +762,11 @@ func (b *barPass) drawWide(i int, startNs, endNs int64) {
 	}
 	slices.Sort(rows)
 	fill, cap := b.shade(x)
-	wide, at := x.Name+":", ""
+	note := len(t.Wide) < maxWide // for the page's data-wide, which tests read
+	var wide, at string
+	if note {
+		wide = x.Name + ":"
+	}
 	for j := 0; j < len(rows); {
 		k := j
 		for k+1 < len(rows) && rows[k+1] == rows[k]+1 {
@@ -779,19 +783,22 @@ func (b *barPass) drawWide(i int, startNs, endNs int64) {
 		t.noteSelected(x, x0, y, x1, y+h)
 		if j == 0 {
 			b.label(x, x0, x1, y, h, fill)
-			at = "@" + strconv.FormatFloat((x0+x1)/2, 'f', 1, 64) + " " + strconv.FormatFloat(y+h/2, 'f', 1, 64)
+			if note {
+				at = "@" + strconv.FormatFloat((x0+x1)/2, 'f', 1, 64) + " " + strconv.FormatFloat(y+h/2, 'f', 1, 64)
+			}
 		}
 		for r := rows[j]; r <= rows[k]; r++ {
 			b.last[r] = max(b.last[r], math.Floor(x1))
-			if r > rows[0] {
-				wide += "+"
+			if note && r > rows[0] {
+				wide += "+" + t.rows[r].label
+			} else if note {
+				wide += t.rows[r].label
 			}
-			wide += t.rows[r].label
 		}
 		j = k + 1
 	}
 	t.Bars++
-	if len(t.Wide) < maxWide {
+	if note {
 		t.Wide = append(t.Wide, wide+at)
 	}
 }
