@@ -31,8 +31,9 @@ import (
 // panicked (the error is then a [*PanicError]; the panic goes no further),
 // and each message received but not handled because ctx ended (the error
 // is then ctx.Err()); so no received message goes unreported. fn runs on
-// the handler's goroutine after the semaphore token was released; it must
-// not panic. Consume panics, with a message prefixed "core:", if handle is
+// the handler's goroutine after the semaphore token was released, while
+// the handler's concurrency slot is still held (a slow fn delays the next
+// message that goroutine would take); it must not panic. Consume panics, with a message prefixed "core:", if handle is
 // nil or fn does not take M.
 //
 // [WithObserver] reports each message as a task: Enqueued when received,
@@ -77,6 +78,9 @@ type consumer[M any] struct {
 	ids     atomic.Uint64  // event task ids; only with an observer
 	drained atomic.Bool    // msgs was seen closed
 	dropped atomic.Bool    // a message was received but not handled
+
+	lanesMu sync.Mutex
+	lanes   numSet // the lanes of the goroutines besides the caller's, less 1
 }
 
 // loop receives and handles messages until msgs is closed or ctx ends.
@@ -117,11 +121,21 @@ func (c *consumer[M]) grow() {
 	limit := int64(c.cfg.concurrency)
 	for n := c.live.Load(); n < limit; n = c.live.Load() {
 		if c.live.CompareAndSwap(n, n+1) {
+			// The smallest lane no live goroutine has: a goroutine that a
+			// handler's runtime.Goexit ended gave its lane back.
+			c.lanesMu.Lock()
+			lane := c.lanes.take(true) + 1
+			c.lanesMu.Unlock()
 			c.wg.Add(1)
 			go func() {
 				defer c.wg.Done()
-				defer c.live.Add(-1) // also when a handler called runtime.Goexit
-				c.loop(int(n))
+				defer func() { // also when a handler called runtime.Goexit
+					c.lanesMu.Lock()
+					c.lanes.put(lane-1, true)
+					c.lanesMu.Unlock()
+					c.live.Add(-1)
+				}()
+				c.loop(lane)
 			}()
 			return
 		}
@@ -160,7 +174,7 @@ func (c *consumer[M]) run(lane int, m M) {
 		if obs {
 			// Reported before the token moves, so that an observer never
 			// sees the handler it wakes start before this one ended.
-			_, kind := outcome(c.ctx, err)
+			_, kind := outcome(c.ctx.Err(), err)
 			c.event(kind, id, lane, err)
 		}
 		if s != nil {

@@ -1,10 +1,10 @@
 package core
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -42,7 +42,11 @@ type engine struct {
 	keys   laneMap     // the KeyedQueue, for lanes; nil for the others
 	epoch  time.Time
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// ctxMu guards the parts of task contexts that Err may change without
+	// mu (why, a task's taskExt pointer, and its done and afters); it is
+	// taken after mu, or alone.
+	ctxMu    sync.Mutex
 	state    engState
 	limit    int // slots; 0: unlimited
 	active   int // slots held: workers and Do calls running inline
@@ -50,11 +54,14 @@ type engine struct {
 	laneCap  int // KeyedQueue: WithCapacity, a bound per key; 0: none
 	pending  pendingQueue
 	queued   int // accepted, waiting for a slot: in pending or in lane backlogs
-	taken    int // holding a slot, waiting for a token
-	rooms    []*room
-	watches  map[<-chan struct{}]*watch
-	nums     numSet // free worker slot numbers (lane numbers in a KeyedQueue)
-	nextID   uint64
+	taken    int // holding a slot, waiting for a token (or about to begin)
+	// tokenWait lists the tasks that hold a slot and wait for a token of
+	// the shared Semaphore, for OldestPending; at most the limit.
+	tokenWait []*Task
+	rooms     []*room
+	watches   map[<-chan struct{}]*watch
+	nums      numSet // free worker slot numbers (lane numbers in a KeyedQueue)
+	nextID    uint64
 
 	nrunning, maxRunning                             int
 	submitted, succeeded, failed, canceled, panicked uint64
@@ -163,22 +170,22 @@ func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) 
 
 // fitsLocked reports whether one more task fits the capacity, and lane l's.
 func (e *engine) fitsLocked(l *lane) bool {
-	if e.capacity > 0 && e.queued >= e.capacity {
+	if e.capacity > 0 && e.queued+e.taken >= e.capacity {
 		return false
 	}
 	return l == nil || e.laneCap == 0 || l.pendingCount() < e.laneCap
 }
 
 // behindLocked reports whether an earlier Submit waits for the room a new
-// one would take.
+// one would take: any waiting Submit in a WorkQueue (they wait only while
+// it is full), and one for the same lane in a KeyedQueue (the queue as a
+// whole grants waiting calls as soon as it has room, so others wait only
+// for their own full lane).
 func (e *engine) behindLocked(l *lane) bool {
-	if len(e.rooms) == 0 {
-		return false
+	if l != nil {
+		return l.waiting > 0
 	}
-	if e.capacity > 0 {
-		return true
-	}
-	return l != nil && l.waiting > 0
+	return len(e.rooms) > 0
 }
 
 func (e *engine) dropRoom(r *room) {
@@ -191,7 +198,7 @@ func (e *engine) grantLocked() {
 	for i := 0; i < len(e.rooms) && e.state == engOpen; {
 		r := e.rooms[i]
 		if !e.fitsLocked(r.lane) {
-			if e.capacity > 0 && e.queued >= e.capacity {
+			if e.capacity > 0 && e.queued+e.taken >= e.capacity {
 				return
 			}
 			i++ // its lane is full; others may not be
@@ -231,7 +238,7 @@ func (e *engine) acceptLocked(t *Task) {
 		t.enq = e.now()
 		t.lane.push(t)
 		e.watchLocked(t)
-		e.ev(Waiting, t, nil)
+		e.waitingLocked(t)
 		return
 	}
 	if t.lane != nil {
@@ -240,7 +247,7 @@ func (e *engine) acceptLocked(t *Task) {
 	e.readyLocked(t)
 	e.spawnLocked()
 	if t.at == atQueued {
-		e.ev(Waiting, t, nil)
+		e.waitingLocked(t)
 	}
 }
 
@@ -294,14 +301,17 @@ func (e *engine) takeLocked(slot int) *Task {
 		} else {
 			t.slot = slot
 		}
-		if len(e.rooms) > 0 {
-			e.grantLocked()
-		}
-		if e.sem != nil || e.beginLocked(t) {
+		if e.sem != nil {
+			e.tokenWait = append(e.tokenWait, t) // still pending: no room made
 			return t
 		}
-		e.active--
+		if e.beginLocked(t) {
+			return t
+		}
+		// The slot stays counted while t ends: the room its end makes may
+		// start a task, which must not take this slot too.
 		e.endLocked(t, TaskCanceled, t.cause())
+		e.active--
 	}
 }
 
@@ -311,21 +321,35 @@ func (e *engine) beginLocked(t *Task) bool {
 	if t.why.Load() != notDone || e.state == engClosing || t.pdone != nil && t.parent.Err() != nil {
 		return false
 	}
-	e.taken--
+	e.untakeLocked(t)
 	t.at = atRunning
 	t.state.Store(uint32(TaskRunning))
 	e.nrunning++
 	e.maxRunning = max(e.maxRunning, e.nrunning)
 	e.ev(Started, t, nil)
-	if t.lane != nil && len(e.rooms) > 0 {
-		e.grantLocked() // a lane's pending count fell
+	if len(e.rooms) > 0 {
+		e.grantLocked() // one pending task fewer
 	}
 	return true
 }
 
+// untakeLocked counts t, taken, out of the taken tasks.
+func (e *engine) untakeLocked(t *Task) {
+	e.taken--
+	if e.sem == nil {
+		return
+	}
+	for i, x := range e.tokenWait {
+		if x == t {
+			e.tokenWait = slices.Delete(e.tokenWait, i, i+1)
+			return
+		}
+	}
+}
+
 // cause is the error a task canceled before it ran ends with.
 func (t *Task) cause() error {
-	if t.why.Load() == doneParent || t.why.Load() == notDone && t.parent.Err() != nil {
+	if w := t.why.Load() &^ whySettled; w == doneParent || w == notDone && t.parent.Err() != nil {
 		return t.parent.Err()
 	}
 	return context.Canceled
@@ -343,12 +367,20 @@ func (e *engine) work(t *Task) {
 		}
 	}()
 	for t != nil {
-		if t.at == atTaken && !e.acquireToken(t) {
-			e.mu.Lock()
-			e.endLocked(t, TaskCanceled, t.cause())
-			t = e.leaveOrNextLocked(slot)
-			e.unlock()
-			continue
+		if t.at == atTaken {
+			switch e.acquireToken(t) {
+			case tokCanceled:
+				e.mu.Lock()
+				e.endLocked(t, TaskCanceled, t.cause())
+				t = e.leaveOrNextLocked(slot)
+				e.unlock()
+				continue
+			case tokRequeued:
+				e.mu.Lock()
+				e.leaveLocked(slot)
+				e.unlock()
+				return
+			}
 		}
 		cur = t
 		err := e.call(t)
@@ -374,22 +406,54 @@ func (e *engine) giveTokenLocked(t *Task) {
 	e.mu.Lock()
 }
 
+// What acquireToken did.
+const (
+	tokBegun    = iota // t holds a token and runs
+	tokCanceled        // t was canceled first
+	tokRequeued        // a shrink left no room: t is back at the head of the queue
+)
+
 // acquireToken gets t, taken, a token of the shared Semaphore at its
-// priority and begins it. It reports false when t was canceled first.
-func (e *engine) acquireToken(t *Task) bool {
+// priority, reporting Waiting if it has to wait, and begins it. If a
+// SetParallelism shrink made while t waited left no room for it (the slots
+// running tasks hold are as many as the limit), t goes back to the head of
+// the pending queue and its token back to the Semaphore; the caller then
+// gives up its slot.
+func (e *engine) acquireToken(t *Task) int {
 	if !e.sem.TryAcquire(1) {
+		e.mu.Lock()
+		e.waitingLocked(t)
+		e.unlock()
 		if err := e.sem.AcquirePriority((*taskCtx)(t), 1, t.priority); err != nil {
-			return false
+			return tokCanceled
 		}
 	}
 	e.mu.Lock()
+	if e.limit > 0 && e.active-e.taken >= e.limit && t.why.Load() == notDone && e.state < engClosing {
+		e.untakeLocked(t)
+		e.queued++
+		t.at = atQueued
+		e.pending.pushFront(t)
+		e.unlock()
+		e.sem.Release(1)
+		return tokRequeued
+	}
 	ok := e.beginLocked(t)
 	t.token = ok
 	e.unlock()
 	if !ok {
 		e.sem.Release(1)
+		return tokCanceled
 	}
-	return ok
+	return tokBegun
+}
+
+// waitingLocked reports t Waiting, once in its life.
+func (e *engine) waitingLocked(t *Task) {
+	if !t.waited {
+		t.waited = true
+		e.ev(Waiting, t, nil)
+	}
 }
 
 // leaveOrNextLocked returns the next task for the worker holding slot, or
@@ -421,7 +485,7 @@ func (e *engine) call(t *Task) (err error) {
 
 // finishLocked ends t, which ran and returned err.
 func (e *engine) finishLocked(t *Task, err error) {
-	state, _ := outcome((*taskCtx)(t), err)
+	state, _ := outcome(t.ctxErrLocked(), err)
 	e.endLocked(t, state, err)
 }
 
@@ -440,7 +504,7 @@ func (e *engine) goexit(t *Task, slot bool) {
 // outcome classifies a function's result as a terminal state and the
 // event kind that reports it: an error returned after the context was
 // canceled counts as canceled when it is, or wraps, the context's error.
-func outcome(ctx context.Context, err error) (TaskState, EventKind) {
+func outcome(ctxErr, err error) (TaskState, EventKind) {
 	switch {
 	case err == nil:
 		return TaskSucceeded, Finished
@@ -448,7 +512,7 @@ func outcome(ctx context.Context, err error) (TaskState, EventKind) {
 		return TaskPanicked, Panicked
 	case err == errGoexit:
 		return TaskFailed, Failed
-	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+	case ctxErr != nil && errors.Is(err, ctxErr):
 		return TaskCanceled, Canceled
 	}
 	return TaskFailed, Failed
@@ -468,7 +532,7 @@ func (e *engine) endLocked(t *Task, state TaskState, err error) {
 		e.queued--
 		t.lane.n--
 	case atTaken:
-		e.taken--
+		e.untakeLocked(t)
 	case atRunning:
 		e.nrunning--
 	}
@@ -509,23 +573,44 @@ func (e *engine) endLocked(t *Task, state TaskState, err error) {
 // package's own AfterFunc and WithCancel pass functions that only cancel a
 // context (AfterFunc starts the user's function in a goroutine itself).
 func (e *engine) cancelCtxLocked(t *Task, why uint32) {
-	if t.why.Load() != notDone {
-		return
+	e.post = append(e.post, e.cancelCtx(t, why)...)
+}
+
+// cancelCtx marks t's context done for why, unless it is already, closes
+// its Done channel, and returns its AfterFunc functions, for the caller to
+// call outside every lock, latest first (as deferred calls run: a function
+// waiting for an earlier derived context can then not stop a later one's
+// before it ran). It takes ctxMu, never mu, so that a task context's Err
+// can call it.
+func (e *engine) cancelCtx(t *Task, why uint32) []func() {
+	if t.why.Load()&whySettled != 0 {
+		return nil
 	}
-	t.why.Store(why)
+	e.ctxMu.Lock()
+	defer e.ctxMu.Unlock()
+	w := t.why.Load()
+	if w&whySettled != 0 {
+		return nil
+	}
+	if w == notDone {
+		w = why
+		t.why.Store(w)
+	}
 	x := t.x
 	if x == nil {
-		return
+		t.why.Store(w | whySettled)
+		return nil
 	}
 	if x.done != nil {
 		close(x.done)
 	}
-	// Latest first, as deferred calls run: a function waiting for an earlier
-	// derived context can then not stop a later one's before it ran.
+	t.why.Store(w | whySettled)
+	var fs []func()
 	for i := len(x.afters) - 1; i >= 0; i-- {
-		e.post = append(e.post, x.afters[i].f)
+		fs = append(fs, x.afters[i].f)
 	}
 	x.afters = nil
+	return fs
 }
 
 // cancel cancels t for why: a pending task ends at once, a running one has
@@ -561,11 +646,15 @@ func (e *engine) do(ctx context.Context, t *Task) error {
 		if got == nil {
 			return t.err // canceled as it was taken; the slot is given back
 		}
-		return e.runInline(t)
-	}
-	e.mu.Unlock()
-	if err := e.submit(ctx, t, true); err != nil {
-		return err
+		if ran, err := e.runInline(t); ran {
+			return err
+		}
+		// A shrink put t back in the queue: wait for it there.
+	} else {
+		e.mu.Unlock()
+		if err := e.submit(ctx, t, true); err != nil {
+			return err
+		}
 	}
 	select {
 	case <-t.Done():
@@ -577,23 +666,32 @@ func (e *engine) do(ctx context.Context, t *Task) error {
 }
 
 // runInline runs t, which holds a slot, on the calling goroutine, then
-// gives the slot up (to a new worker if tasks are pending).
-func (e *engine) runInline(t *Task) error {
+// gives the slot up (to a new worker if tasks are pending). It reports
+// false, with the slot given up, when a shrink put t back in the queue
+// as it got its token.
+func (e *engine) runInline(t *Task) (bool, error) {
 	slot := t.slot
+	if t.at == atTaken {
+		switch e.acquireToken(t) {
+		case tokCanceled:
+			e.mu.Lock()
+			e.endLocked(t, TaskCanceled, t.cause())
+			e.leaveLocked(slot)
+			e.unlock()
+			return true, t.err
+		case tokRequeued:
+			e.mu.Lock()
+			e.leaveLocked(slot)
+			e.unlock()
+			return false, nil
+		}
+	}
 	cur := t
 	defer func() {
 		if cur != nil {
 			e.goexit(cur, true)
 		}
 	}()
-	if t.at == atTaken && !e.acquireToken(t) {
-		cur = nil
-		e.mu.Lock()
-		e.endLocked(t, TaskCanceled, t.cause())
-		e.leaveLocked(slot)
-		e.unlock()
-		return t.err
-	}
 	err := e.call(t)
 	cur = nil
 	e.mu.Lock()
@@ -601,7 +699,7 @@ func (e *engine) runInline(t *Task) error {
 	e.giveTokenLocked(t)
 	e.leaveLocked(slot)
 	e.unlock()
-	return err
+	return true, err
 }
 
 // leaveLocked gives up a slot: a worker's, or a Do call's.
@@ -741,6 +839,14 @@ func (e *engine) close() error {
 // for that or for ctx.
 func (e *engine) drain(ctx context.Context, what string) error {
 	checkCtx(ctx, what)
+	if err := ctx.Err(); err != nil {
+		select {
+		case <-e.stopped:
+			return nil
+		default:
+			return err // the queue as it was
+		}
+	}
 	e.mu.Lock()
 	if e.state == engOpen {
 		e.state = engDraining
@@ -795,11 +901,15 @@ func (e *engine) stats() QueueStats {
 		Panicked:    e.panicked,
 		MaxRunning:  e.maxRunning,
 	}
+	now := e.now()
 	if o := e.pending.oldest(); o != nil {
-		st.OldestPending = max(e.now()-o.enq, 0)
+		st.OldestPending = max(now-o.enq, 0)
+	}
+	for _, t := range e.tokenWait {
+		st.OldestPending = max(st.OldestPending, now-t.enq)
 	}
 	if e.keys != nil {
-		e.keys.statsLocked(&st, e.now())
+		e.keys.statsLocked(&st, now)
 	}
 	return st
 }
@@ -864,6 +974,10 @@ func (e *engine) unlock() {
 	}
 }
 
+// maxSpareEvents bounds the event buffer kept between batches, so that an
+// observed queue does not keep the memory of its largest batch.
+const maxSpareEvents = 256
+
 // deliver hands the events to the observer until there are none, then
 // releases e.mu.
 func (e *engine) deliver() {
@@ -878,7 +992,11 @@ func (e *engine) deliver() {
 		e.mu.Lock()
 		e.delivered += uint64(len(evs))
 		clear(evs)
-		e.spare = evs[:0]
+		if cap(evs) <= maxSpareEvents {
+			e.spare = evs[:0]
+		} else {
+			e.spare = nil // a burst's buffer goes with it
+		}
 		ws := e.evWaiters[:0]
 		for _, w := range e.evWaiters {
 			if w.seq <= e.delivered {
@@ -1002,44 +1120,56 @@ func (e *engine) fire(w *watch) {
 }
 
 // numSet hands out the smallest free number: worker slots, or key lanes.
+// It is a bitmap, trimmed as the highest numbers are given back, so it
+// holds one bit per number up to the highest in use: a few KiB for a
+// hundred thousand lanes, whatever is left of them.
 type numSet struct {
-	free intHeap
-	next int
+	used []uint64 // bit n%64 of word n/64 is set while n is in use
+	low  int      // every word below low is full
+	n    int      // numbers in use
 }
 
 func (s *numSet) take(use bool) int {
 	if !use {
 		return 0
 	}
-	if len(s.free) == 0 {
-		s.next++
-		return s.next - 1
+	s.n++
+	for i := s.low; i < len(s.used); i++ {
+		if w := s.used[i]; w != ^uint64(0) {
+			b := bits.TrailingZeros64(^w)
+			s.used[i] = w | 1<<b
+			s.low = i
+			return i*64 + b
+		}
 	}
-	return heap.Pop(&s.free).(int)
+	s.used = append(s.used, 1)
+	s.low = len(s.used) - 1
+	return s.low * 64
 }
 
 func (s *numSet) put(n int, use bool) {
 	if !use || n < 0 {
 		return
 	}
-	if len(s.free)+1 == s.next {
+	i := n / 64
+	if i >= len(s.used) || s.used[i]&(1<<(n%64)) == 0 {
+		panic(fmt.Sprintf("core: internal error: number %d given back twice", n))
+	}
+	s.used[i] &^= 1 << (n % 64)
+	s.n--
+	s.low = min(s.low, i)
+	if s.n == 0 {
 		*s = numSet{} // every number is free: start again, holding nothing
 		return
 	}
-	heap.Push(&s.free, n)
-}
-
-type intHeap []int
-
-func (h intHeap) Len() int           { return len(h) }
-func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
-func (h *intHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	end := len(s.used)
+	for end > 0 && s.used[end-1] == 0 {
+		end--
+	}
+	s.used = s.used[:end]
+	if cap(s.used) > 64 && cap(s.used) > 4*end {
+		s.used = slices.Clone(s.used) // let the memory of a peak go
+	}
 }
 
 func checkCtx(ctx context.Context, what string) {

@@ -22,6 +22,7 @@ type futureTask = Task
 // with the context of one of the processor's running tasks, Wait runs the task
 // at once in that task's slot if it is still pending.
 func (f *Future[Out]) Wait(ctx context.Context) (Out, error) {
+	checkCtx(ctx, "Future.Wait")
 	err := f.futureTask.Wait(ctx)
 	if !f.State().Terminal() {
 		var zero Out

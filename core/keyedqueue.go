@@ -248,15 +248,6 @@ func (k *KeyedQueue[K]) Close() error { return k.e.close() }
 // may be called more than once, concurrently, and after Close. It must not
 // be called from one of the queue's tasks, which it would wait for.
 func (k *KeyedQueue[K]) Drain(ctx context.Context) error {
-	checkCtx(ctx, "KeyedQueue.Drain")
-	if err := ctx.Err(); err != nil {
-		select {
-		case <-k.e.stopped:
-			return nil
-		default:
-			return err
-		}
-	}
 	return k.e.drain(ctx, "KeyedQueue.Drain")
 }
 
@@ -296,11 +287,17 @@ func (k *KeyedQueue[K]) dropBacklogsLocked() {
 	}
 }
 
-// statsLocked adds the live lanes to st, and the age of the oldest task
-// at the head of a lane's backlog to OldestPending.
+// statsLocked adds the live lanes to st, and to OldestPending the age of
+// each lane's oldest pending task: its head, if not running (in the
+// scheduler, perhaps behind younger tasks of other keys, or waiting for a
+// token), else the first of its backlog.
 func (k *KeyedQueue[K]) statsLocked(st *QueueStats, now time.Duration) {
 	st.Lanes = len(k.lanes)
 	for _, l := range k.lanes {
+		if a := l.active; a != nil && a.at < atRunning {
+			st.OldestPending = max(st.OldestPending, now-a.enq)
+			continue
+		}
 		for t := l.head; t != nil; t = t.next {
 			if t.at == atLane {
 				st.OldestPending = max(st.OldestPending, now-t.enq)

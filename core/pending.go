@@ -37,6 +37,25 @@ func (p *pendingQueue) push(t *Task) {
 	p.n++
 }
 
+// pushFront puts t back at the head of its priority, as the next of its
+// level to pop.
+func (p *pendingQueue) pushFront(t *Task) {
+	l := p.find(t.priority)
+	if l.tail-l.head == uint64(len(l.ring)) {
+		l.grow()
+	}
+	if l.head == 0 {
+		// Keep head <= tail without wrapping: a shift by 2^32 leaves every
+		// ring index and every task's pos as they were.
+		l.head += 1 << 32
+		l.tail += 1 << 32
+	}
+	l.head--
+	l.ring[l.head&uint64(len(l.ring)-1)] = t
+	t.pos = uint32(l.head)
+	p.n++
+}
+
 // find returns the level of prio, adding it in order if there is none.
 func (p *pendingQueue) find(prio Priority) *level {
 	i := 0

@@ -184,7 +184,7 @@ func (s *Semaphore) Do(ctx context.Context, n int64, fn func(context.Context) er
 	defer func() {
 		if s.cfg.observer != nil {
 			// Reported before the tokens move, as Release does.
-			_, kind := outcome(ctx, err)
+			_, kind := outcome(ctx.Err(), err)
 			s.cfg.emit(Event{Kind: kind, Task: id, Name: tc.name, Priority: tc.priority, Weight: n, Err: err})
 		}
 		s.release(n)
@@ -246,7 +246,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 	if w == nil {
 		w = &waiter{ready: make(chan struct{}, 1)}
 	}
-	w.n, w.prio, w.seq, w.key, w.granted = n, p, s.seq, -int64(p), false
+	w.n, w.prio, w.seq, w.key, w.granted = n, p, s.seq, negPriority(p), false
 	s.seq++
 	if s.cfg.aging > 0 {
 		w.key = agingKey(s.cfg.clock.Now().Sub(s.epoch), p, s.cfg.aging)
@@ -579,6 +579,15 @@ func (s *Semaphore) unpark(w *waiter) {
 			return
 		}
 	}
+}
+
+// negPriority is the key of priority p without aging: -p, lower first, with
+// the lowest priority, whose negation overflows, last.
+func negPriority(p Priority) int64 {
+	if int64(p) == math.MinInt64 {
+		return math.MaxInt64
+	}
+	return -int64(p)
 }
 
 // agingKey orders waiters under WithAging: arrival time minus d for each

@@ -59,6 +59,9 @@ const (
 	notDone      = iota
 	doneCanceled // context.Canceled: Task.Cancel, the queue closed, or the function returned
 	doneParent   // the submitter's context ended: its Err
+	// whySettled is or-ed into why once the context's Done channel, if
+	// made, is closed: see taskCtx.Err.
+	whySettled = 4
 )
 
 // Task is a handle on one function submitted to a [WorkQueue], a
@@ -79,20 +82,22 @@ type Task struct {
 	why   atomic.Uint32 // notDone, doneCanceled or doneParent
 
 	// Guarded by e.mu.
-	at    uint8
-	token bool          // holds a token of the engine's Semaphore
-	pos   uint32        // its place in its level's ring, while atQueued
-	err   error         // the outcome, once terminal
-	x     *taskExt      // made on first need
-	enq   time.Duration // when it was accepted, on the engine's clock, if it waited
-	next  *Task         // in its lane's backlog
-	w     *watch        // the watch it is listed in, if any
-	wprev *Task
-	wnext *Task
+	at     uint8
+	token  bool          // holds a token of the engine's Semaphore
+	waited bool          // reported Waiting
+	pos    uint32        // its place in its level's ring, while atQueued
+	err    error         // the outcome, once terminal
+	x      *taskExt      // made on first need
+	enq    time.Duration // when it was accepted, on the engine's clock, if it waited
+	next   *Task         // in its lane's backlog
+	w      *watch        // the watch it is listed in, if any
+	wprev  *Task
+	wnext  *Task
 }
 
 // taskExt holds what few tasks need: the channels and AfterFunc functions
-// of those someone waits for or listens to. Guarded by the engine's mutex.
+// of those someone waits for or listens to. ended is guarded by the
+// engine's mu; done, afters and afterSeq by its ctxMu.
 type taskExt struct {
 	done     chan struct{} // closed when the context is done
 	ended    chan struct{} // closed when terminal
@@ -108,9 +113,13 @@ func newTask(e *engine, ctx context.Context, j job, opts []TaskOption) *Task {
 	return t
 }
 
+// ext returns t's taskExt, made on first need. The caller holds mu; the
+// pointer is written under ctxMu too, for Err.
 func (t *Task) ext() *taskExt {
 	if t.x == nil {
+		t.e.ctxMu.Lock()
 		t.x = new(taskExt)
+		t.e.ctxMu.Unlock()
 	}
 	return t.x
 }
@@ -166,6 +175,7 @@ func (t *Task) Err() error {
 // running tasks, Wait runs a still pending task at once in that task's
 // slot, since waiting for it could wait for the caller's own slot.
 func (t *Task) Wait(ctx context.Context) error {
+	checkCtx(ctx, "Task.Wait")
 	if t.State().Terminal() {
 		return t.Err()
 	}

@@ -31,17 +31,61 @@ func (c *taskCtx) Value(key any) any {
 	return c.parent.Value(key)
 }
 
+// Err keeps the context package's contract to the letter: it returns nil
+// while Done is open, and a non-nil error once Done is closed. A task's
+// context is canceled under the engine's ctxMu (the reason stored, the
+// channel closed, then the reason marked settled), so a reason seen before
+// it is settled waits for ctxMu; and a submitter context or a queue seen
+// done before the task's context caught up cancels it here rather than
+// report an error while Done is still open. Err never takes the engine's
+// main lock, so the engine may call it, through a submitter context
+// derived from one of its own tasks', with that lock held. While nothing
+// is done Err reads two atomics and the parent's Err.
 func (c *taskCtx) Err() error {
-	switch c.why.Load() {
+	t := (*Task)(c)
+	w := t.why.Load()
+	if w == notDone {
+		var why uint32
+		switch {
+		case c.e.closed.Load():
+			why = doneCanceled
+		case c.parent.Err() != nil:
+			why = doneParent
+		default:
+			return nil
+		}
+		for _, f := range c.e.cancelCtx(t, why) {
+			f()
+		}
+		w = t.why.Load()
+	} else if w&whySettled == 0 {
+		c.e.ctxMu.Lock() // the canceler holds it until Done is closed
+		c.e.ctxMu.Unlock()
+	}
+	return t.ctxErr(w)
+}
+
+// ctxErr is the error of a task context done for why.
+func (t *Task) ctxErr(why uint32) error {
+	switch why &^ whySettled {
 	case doneCanceled:
 		return context.Canceled
 	case doneParent:
-		return c.parent.Err()
+		return t.parent.Err()
 	}
-	if c.e.closed.Load() {
+	return nil
+}
+
+// ctxErrLocked is what the task's context's Err returns, for the engine
+// deciding a task's outcome under its lock.
+func (t *Task) ctxErrLocked() error {
+	if w := t.why.Load(); w != notDone {
+		return t.ctxErr(w)
+	}
+	if t.e.closed.Load() {
 		return context.Canceled
 	}
-	return c.parent.Err()
+	return t.parent.Err()
 }
 
 func (c *taskCtx) Done() <-chan struct{} {
@@ -49,17 +93,35 @@ func (c *taskCtx) Done() <-chan struct{} {
 	e := t.e
 	e.mu.Lock()
 	x := t.ext()
-	if x.done == nil {
-		x.done = make(chan struct{})
+	e.ctxMu.Lock()
+	d := x.done
+	fresh := d == nil
+	if fresh {
+		d = make(chan struct{})
+		x.done = d
 		if t.why.Load() != notDone {
-			close(x.done)
+			close(d) // settled: the canceler held ctxMu
+		}
+	}
+	e.ctxMu.Unlock()
+	if fresh && t.why.Load() == notDone {
+		if e.closed.Load() || t.parent.Err() != nil {
+			e.cancelCtxLocked(t, t.doneReason())
 		} else {
 			e.listenLocked(t)
 		}
 	}
-	d := x.done
 	e.unlock()
 	return d
+}
+
+// doneReason is why t's context is done when nothing has marked it yet:
+// its submitter's context ended, or the queue closed.
+func (t *Task) doneReason() uint32 {
+	if t.parent.Err() != nil {
+		return doneParent
+	}
+	return doneCanceled
 }
 
 // AfterFunc arranges for f to be called once the context is done; the
@@ -71,20 +133,23 @@ func (c *taskCtx) AfterFunc(f func()) func() bool {
 	t := (*Task)(c)
 	e := t.e
 	e.mu.Lock()
+	x := t.ext()
+	e.ctxMu.Lock()
 	if t.why.Load() != notDone {
+		e.ctxMu.Unlock()
 		e.mu.Unlock()
 		f()
 		return func() bool { return false }
 	}
-	x := t.ext()
 	x.afterSeq++
 	id := x.afterSeq
 	x.afters = append(x.afters, afterFunc{id, f})
+	e.ctxMu.Unlock()
 	e.listenLocked(t)
 	e.unlock()
 	return func() bool {
-		e.mu.Lock()
-		defer e.mu.Unlock()
+		e.ctxMu.Lock()
+		defer e.ctxMu.Unlock()
 		for i, a := range x.afters {
 			if a.id == id {
 				x.afters = append(x.afters[:i], x.afters[i+1:]...)

@@ -1107,6 +1107,14 @@ func (m *fqModel) doDrain(g *fzGroup) {
 	if g != nil {
 		m.did = "Drain with a group"
 	}
+	if g.ended() && !m.stopped {
+		// A context that has already ended: its error, the queue as it was.
+		s := &fqStop{drain: true, group: g, res: make(chan error, 1), returned: true, err: g.ctx.Err()}
+		m.stops = append(m.stops, s)
+		ctx := g.context()
+		m.wg.Go(func() { s.res <- m.q.drain(ctx) })
+		return
+	}
 	if m.state == fqOpen {
 		m.state = fqDraining
 		for _, u := range m.rooms {
