@@ -169,22 +169,25 @@ func (c *consumer[M]) run(lane int, m M) {
 	if obs {
 		c.event(Started, id, lane, nil)
 	}
-	err := errGoexit // unless the handler returns
-	defer func() {
-		if obs {
-			// Reported before the token moves, so that an observer never
-			// sees the handler it wakes start before this one ended.
-			_, kind := outcome(c.ctx.Err(), err)
-			c.event(kind, id, lane, err)
-		}
-		if s != nil {
-			s.Release(1)
-		}
-		if err != nil && c.onError != nil {
-			c.onError(m, err)
-		}
-	}()
-	err = call(c.ctx, func(ctx context.Context) error { return c.handle(ctx, m) })
+	err := call(func() error { return c.handle(c.ctx, m) }, func() { c.end(m, id, lane, errGoexit) })
+	c.end(m, id, lane, err)
+}
+
+// end finishes a handled message whose handler returned err (errGoexit
+// when it called runtime.Goexit): its terminal event, reported before the
+// token moves, so that an observer never sees the handler it wakes start
+// before this one ended; the token back; then OnError.
+func (c *consumer[M]) end(m M, id uint64, lane int, err error) {
+	if c.cfg.observer != nil {
+		_, kind := outcome(c.ctx.Err(), err)
+		c.event(kind, id, lane, err)
+	}
+	if s := c.cfg.semaphore; s != nil {
+		s.Release(1)
+	}
+	if err != nil && c.onError != nil {
+		c.onError(m, err)
+	}
 }
 
 // drop reports a message that was received but not handled because ctx

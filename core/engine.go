@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -71,7 +70,7 @@ type engine struct {
 	appended      uint64     // events appended so far
 	delivered     uint64     // events delivered so far
 	evWaiters     []evWaiter // goroutines waiting until the events up to seq are delivered
-	post          []func()   // to run once e.mu is released: see unlock
+	post          []postOp   // to run once e.mu is released: see unlock
 	spawns        []*Task    // tasks taken for new workers, which unlock starts
 	stopReady     bool       // stopped: close stopped once the events are out
 	stopped       chan struct{}
@@ -97,6 +96,14 @@ func newEngine(limit int, cfg config) *engine {
 
 func (e *engine) now() time.Duration { return e.cfg.clock.Now().Sub(e.epoch) }
 
+// postOp is a call unlock makes once e.mu is released: f, or the arming
+// (arm set) or stopping of watch w.
+type postOp struct {
+	f   func()
+	w   *watch
+	arm bool
+}
+
 type evWaiter struct {
 	seq uint64
 	ch  chan struct{}
@@ -113,6 +120,7 @@ type room struct {
 // submit accepts t, waiting for room if block is set, and queues it or
 // starts it. On error the queue is unchanged.
 func (e *engine) submit(ctx context.Context, t *Task, block bool) error {
+	t.enq = e.now() // read before the lock, to keep the clock out of it
 	e.mu.Lock()
 	err := e.enterLocked(ctx, t, nil, block)
 	e.unlock()
@@ -210,6 +218,7 @@ func (e *engine) grantLocked() {
 			r.lane.waiting--
 		}
 		r.t.lane = r.lane
+		r.t.enq = e.now() // its wait for room is not pending time
 		e.acceptLocked(r.t)
 		r.ch <- struct{}{}
 	}
@@ -235,7 +244,6 @@ func (e *engine) acceptLocked(t *Task) {
 	if t.lane != nil && t.lane.busy() {
 		e.queued++
 		t.at = atLane
-		t.enq = e.now()
 		t.lane.push(t)
 		e.watchLocked(t)
 		e.waitingLocked(t)
@@ -247,6 +255,8 @@ func (e *engine) acceptLocked(t *Task) {
 	e.readyLocked(t)
 	e.spawnLocked()
 	if t.at == atQueued {
+		// Left waiting: only now is its submitter's context worth a watch.
+		e.watchLocked(t)
 		e.waitingLocked(t)
 	}
 }
@@ -260,12 +270,12 @@ func (e *engine) numberLocked(t *Task) {
 	e.ev(Enqueued, t, nil)
 }
 
-// readyLocked puts t, accepted, in the pending queue.
+// readyLocked puts t, accepted, in the pending queue. A task from a
+// lane's backlog is watched already; acceptLocked watches a new one if it
+// stays there.
 func (e *engine) readyLocked(t *Task) {
 	if t.at != atLane {
 		e.queued++
-		t.enq = e.now()
-		e.watchLocked(t)
 	}
 	t.at = atQueued
 	e.pending.push(t)
@@ -322,6 +332,11 @@ func (e *engine) beginLocked(t *Task) bool {
 		return false
 	}
 	e.untakeLocked(t)
+	if t.w != nil && (t.x == nil || !t.x.listened) {
+		// Running, its context is checked by Err itself; the watch was for
+		// the wait.
+		e.unwatchLocked(t)
+	}
 	t.at = atRunning
 	t.state.Store(uint32(TaskRunning))
 	e.nrunning++
@@ -360,12 +375,6 @@ func (t *Task) cause() error {
 // the slots in use, or the queue is closing.
 func (e *engine) work(t *Task) {
 	slot := t.slot
-	var cur *Task
-	defer func() {
-		if cur != nil {
-			e.goexit(cur, true)
-		}
-	}()
 	for t != nil {
 		if t.at == atTaken {
 			switch e.acquireToken(t) {
@@ -382,9 +391,7 @@ func (e *engine) work(t *Task) {
 				return
 			}
 		}
-		cur = t
-		err := e.call(t)
-		cur = nil
+		err := e.call(t, true)
 		e.mu.Lock()
 		e.finishLocked(t, err)
 		e.giveTokenLocked(t)
@@ -473,14 +480,12 @@ func (e *engine) leaveOrNextLocked(slot int) *Task {
 	return nil
 }
 
-// call runs t's function and turns a panic into a *PanicError.
-func (e *engine) call(t *Task) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = &PanicError{Value: v, Stack: debug.Stack()}
-		}
-	}()
-	return t.job.run(t)
+// call runs t's function through the guarded call; if it calls
+// runtime.Goexit, t ends failed as its goroutine unwinds, and the slot that
+// goroutine held is given up if slot is set (not for a nested task, which
+// runs in its caller's).
+func (e *engine) call(t *Task, slot bool) error {
+	return call(func() error { return t.job.run(t) }, func() { e.goexit(t, slot) })
 }
 
 // finishLocked ends t, which ran and returned err.
@@ -573,7 +578,14 @@ func (e *engine) endLocked(t *Task, state TaskState, err error) {
 // package's own AfterFunc and WithCancel pass functions that only cancel a
 // context (AfterFunc starts the user's function in a goroutine itself).
 func (e *engine) cancelCtxLocked(t *Task, why uint32) {
-	e.post = append(e.post, e.cancelCtx(t, why)...)
+	// Without a taskExt (made only under mu, which the caller holds) there
+	// is no channel to close and no function to call: one swap does it.
+	if t.x == nil && t.why.CompareAndSwap(notDone, why|whySettled) {
+		return
+	}
+	for _, f := range e.cancelCtx(t, why) {
+		e.post = append(e.post, postOp{f: f})
+	}
 }
 
 // cancelCtx marks t's context done for why, unless it is already, closes
@@ -686,14 +698,7 @@ func (e *engine) runInline(t *Task) (bool, error) {
 			return false, nil
 		}
 	}
-	cur := t
-	defer func() {
-		if cur != nil {
-			e.goexit(cur, true)
-		}
-	}()
-	err := e.call(t)
-	cur = nil
+	err := e.call(t, true)
 	e.mu.Lock()
 	e.finishLocked(t, err)
 	e.giveTokenLocked(t)
@@ -759,14 +764,7 @@ func (e *engine) borrowLocked(c, t *Task) bool {
 
 // runBorrowed runs t, begun in the slot of its caller's task, and ends it.
 func (e *engine) runBorrowed(t *Task) error {
-	cur := t
-	defer func() {
-		if cur != nil {
-			e.goexit(cur, false)
-		}
-	}()
-	err := e.call(t)
-	cur = nil
+	err := e.call(t, false)
 	e.mu.Lock()
 	e.finishLocked(t, err)
 	e.maybeStopLocked()
@@ -950,8 +948,9 @@ func (e *engine) unlock() {
 	var buf [4]*Task
 	spawns := append(buf[:0], e.spawns...)
 	e.spawns = slices.Delete(e.spawns, 0, len(e.spawns)) // zeroes what it drops
-	post := e.post
-	e.post = nil
+	var pbuf [4]postOp
+	post := append(pbuf[:0], e.post...)
+	e.post = slices.Delete(e.post, 0, len(e.post))
 	switch {
 	case len(e.events) == 0:
 		e.mu.Unlock()
@@ -966,8 +965,15 @@ func (e *engine) unlock() {
 		e.mu.Unlock()
 		<-w.ch
 	}
-	for _, f := range post {
-		f()
+	for _, op := range post {
+		switch {
+		case op.f != nil:
+			op.f()
+		case op.arm:
+			e.arm(op.w)
+		default:
+			op.w.stop()
+		}
 	}
 	for _, t := range spawns {
 		go e.work(t)
@@ -1023,7 +1029,8 @@ func (e *engine) deliver() {
 // lists only the latter, for Close.
 type watch struct {
 	done <-chan struct{}
-	stop func() bool // set once armed
+	ctx  context.Context // the context, until armed
+	stop func() bool     // set once armed
 	head *Task
 	n    int
 	dead bool // out of the map: emptied, or fired
@@ -1042,8 +1049,8 @@ func (e *engine) watchLocked(t *Task) {
 		}
 		e.watches[d] = w
 		if d != nil {
-			ctx := t.parent
-			e.post = append(e.post, func() { e.arm(w, ctx) })
+			w.ctx = t.parent
+			e.post = append(e.post, postOp{w: w, arm: true})
 		}
 	}
 	t.w = w
@@ -1079,15 +1086,16 @@ func (e *engine) unwatchLocked(t *Task) {
 		delete(e.watches, w.done)
 		w.dead = true
 		if w.stop != nil {
-			e.post = append(e.post, func() { w.stop() })
+			e.post = append(e.post, postOp{w: w})
 		}
 	}
 }
 
-// arm watches ctx for w, outside the lock.
-func (e *engine) arm(w *watch, ctx context.Context) {
-	stop := context.AfterFunc(ctx, func() { e.fire(w) })
+// arm watches w's context, outside the lock.
+func (e *engine) arm(w *watch) {
+	stop := context.AfterFunc(w.ctx, func() { e.fire(w) })
 	e.mu.Lock()
+	w.ctx = nil
 	dead := w.dead
 	w.stop = stop
 	e.mu.Unlock()

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -36,15 +35,27 @@ func (e *PanicError) Unwrap() error {
 	return nil
 }
 
-// call runs fn and turns a panic into a *PanicError. It never lets a panic
-// escape, so the caller can always release the task's slot.
-func call(ctx context.Context, fn func(context.Context) error) (err error) {
+// call is the one guarded call through which every user function runs: a
+// task's function, a Consume handler, Semaphore.Do's function. It returns
+// fn's error, or a *PanicError when fn panicked (the panic goes no
+// further). When fn calls runtime.Goexit, call does not return: exited runs
+// as the goroutine unwinds, so that the caller can end the task and give
+// back its slot and tokens, and the goroutine then ends.
+func call(fn func() error, exited func()) (err error) {
+	returned := false
 	defer func() {
+		if returned {
+			return
+		}
 		if v := recover(); v != nil {
 			err = &PanicError{Value: v, Stack: debug.Stack()}
+			return
 		}
+		exited() // runtime.Goexit: recover returns nil, and the unwinding goes on
 	}()
-	return fn(ctx)
+	err = fn()
+	returned = true
+	return err
 }
 
 func isPanic(err error) bool {

@@ -189,6 +189,7 @@ func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 	}
 	t := newTask(k.e, ctx, funcJob(fn), opts)
 	e := k.e
+	t.enq = e.now() // read before the lock, to keep the clock out of it
 	e.mu.Lock()
 	if e.state != engOpen {
 		e.mu.Unlock()

@@ -180,16 +180,16 @@ func (s *Semaphore) Do(ctx context.Context, n int64, fn func(context.Context) er
 	if err != nil {
 		return err
 	}
-	err = errGoexit // unless fn returns
-	defer func() {
+	end := func(err error) {
 		if s.cfg.observer != nil {
 			// Reported before the tokens move, as Release does.
 			_, kind := outcome(ctx.Err(), err)
 			s.cfg.emit(Event{Kind: kind, Task: id, Name: tc.name, Priority: tc.priority, Weight: n, Err: err})
 		}
 		s.release(n)
-	}()
-	err = call(ctx, fn)
+	}
+	err = call(func() error { return fn(ctx) }, func() { end(errGoexit) })
+	end(err)
 	return err
 }
 

@@ -103,6 +103,7 @@ type taskExt struct {
 	ended    chan struct{} // closed when terminal
 	afters   []afterFunc
 	afterSeq uint32
+	listened bool // Done or AfterFunc was called: watched while running; guarded by mu
 }
 
 // newTask makes a task of e, its options applied, with ctx as its

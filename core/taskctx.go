@@ -104,6 +104,7 @@ func (c *taskCtx) Done() <-chan struct{} {
 		}
 	}
 	e.ctxMu.Unlock()
+	x.listened = true
 	if fresh && t.why.Load() == notDone {
 		if e.closed.Load() || t.parent.Err() != nil {
 			e.cancelCtxLocked(t, t.doneReason())
@@ -143,6 +144,7 @@ func (c *taskCtx) AfterFunc(f func()) func() bool {
 	}
 	x.afterSeq++
 	id := x.afterSeq
+	x.listened = true
 	x.afters = append(x.afters, afterFunc{id, f})
 	e.ctxMu.Unlock()
 	e.listenLocked(t)
