@@ -25,7 +25,9 @@ import (
 // share one global limit. The token, like the handler's slot, is released
 // whatever the handler does, panics and runtime.Goexit included (a handler
 // that calls runtime.Goexit is reported as failed with an error saying so,
-// to OnError too).
+// to OnError too). runtime.Goexit ends the goroutine the handler ran on:
+// when that is the caller's (lane 0), Consume does not return, as with any
+// function that calls it.
 //
 // [OnError](fn) receives each message whose handler returned an error, or
 // panicked (the error is then a [*PanicError]; the panic goes no further),

@@ -23,32 +23,30 @@ func TestTaskContextErrAfterDone(t *testing.T) {
 	const rounds = 2000
 	ways := []struct {
 		name string
-		run  func(q *core.WorkQueue, fn func(context.Context) error) error
+		run  func(q *core.WorkQueue, fn func(context.Context) error) (*core.Task, error)
 	}{
-		{"Task.Cancel", func(q *core.WorkQueue, fn func(context.Context) error) error {
+		{"Task.Cancel", func(q *core.WorkQueue, fn func(context.Context) error) (*core.Task, error) {
 			task, err := q.Submit(context.Background(), fn)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			runtime.Gosched()
 			task.Cancel()
-			return nil
+			return task, nil
 		}},
-		{"submitter context", func(q *core.WorkQueue, fn func(context.Context) error) error {
+		{"submitter context", func(q *core.WorkQueue, fn func(context.Context) error) (*core.Task, error) {
 			ctx, cancel := context.WithCancel(context.Background())
-			err := q.Go(ctx, fn)
+			task, err := q.Submit(ctx, fn)
 			runtime.Gosched()
 			cancel()
-			return err
+			return task, err
 		}},
 	}
 	for _, way := range ways {
 		t.Run(way.name, func(t *testing.T) {
 			var bad, seen atomic.Int64
 			q := core.NewWorkQueue(4)
-			var wg sync.WaitGroup
 			fn := func(ctx context.Context) error {
-				defer wg.Done()
 				// Take the Done channel first, as a select on it would,
 				// so that a cancellation has a channel to close.
 				done := ctx.Done()
@@ -65,13 +63,17 @@ func TestTaskContextErrAfterDone(t *testing.T) {
 					runtime.Gosched()
 				}
 			}
+			var tasks []*core.Task
 			for range rounds {
-				wg.Add(1)
-				if err := way.run(q, fn); err != nil {
+				task, err := way.run(q, fn)
+				if err != nil {
 					t.Fatalf("submit = %v", err)
 				}
+				tasks = append(tasks, task)
 			}
-			wg.Wait()
+			for _, task := range tasks {
+				<-task.Done() // canceled before it ran, or ran
+			}
 			q.Close()
 			if n := bad.Load(); n != 0 {
 				t.Errorf("Err was non-nil while Done was open in %d of %d cancels, want 0", n, seen.Load())

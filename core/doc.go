@@ -14,6 +14,26 @@
 // on any of them, and on Consume, makes a task also wait for a token of a
 // Semaphore shared with other primitives: one global limit for them all.
 //
+// # The scheduler
+//
+// A queue is one lock around a pending queue (a FIFO ring per priority,
+// highest first; a KeyedQueue puts only the head of each key's lane in it,
+// so keys take fair turns) and a count of slots. Submit takes the lock
+// once: it numbers the task and either hands it a free slot or queues it.
+// A worker goroutine holds a slot; when its task ends it takes the next
+// pending task in the same critical section, so a busy queue costs two
+// lock acquisitions a task and starts no goroutine. A worker that finds
+// nothing pending either exits or, on machines of four or more cores,
+// spins briefly for the next submit (submits leave work for spinning
+// workers instead of starting goroutines); an idle queue holds no
+// goroutine. Nothing blocks, allocates a goroutine or calls user code
+// under the lock, and clocks are read outside it. A task is one
+// allocation, and also its function's context; its submitter's context is
+// watched (one context.AfterFunc per distinct context) only while the task
+// waits, so a task that starts at once, or runs, costs no watch. Observer
+// events are appended under the lock in the order the state changed and
+// delivered outside it, one goroutine at a time.
+//
 // # Contracts shared by every primitive
 //
 // Blocking calls take a context.Context first. When the context ends a wait,
@@ -39,11 +59,14 @@
 // # Observing
 //
 // [WithObserver] reports each step of a primitive as an [Event]. Observing
-// adds the observer's calls and nothing else: the primitive takes the same
-// paths with or without one. A queue's observer is called outside every
-// lock and never from two goroutines at once, with the events in the order
-// the queue's state changed (so counters rebuilt from them never pass the
-// limit). A call that changed the queue returns, and a task's function
+// adds the observer's calls (and a clock read for each event's time) and
+// changes no decision: the primitive takes the same paths with or without
+// one, except that [Semaphore.SetLimit] growing the limit releases its lock
+// around the Resized report, so that the report comes before the starts
+// the growth allows. Every primitive calls its observer outside every
+// lock and never from two goroutines at once; a queue's events come in the
+// order the queue's state changed (so counters rebuilt from them never
+// pass the limit). A call that changed the queue returns, and a task's function
 // starts, only once the observer has seen the change, though another of
 // the queue's goroutines may have delivered it. So a queue's observer must
 // not submit to, cancel in, resize or stop that queue (Stats is fine): it

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -54,6 +55,8 @@ type engine struct {
 	pending  pendingQueue
 	queued   int // accepted, waiting for a slot: in pending or in lane backlogs
 	taken    int // holding a slot, waiting for a token (or about to begin)
+	spinning int // workers without a slot looking for work: see spin
+	maxSpin  int // the most that spin at once
 	// tokenWait lists the tasks that hold a slot and wait for a token of
 	// the shared Semaphore, for OldestPending; at most the limit.
 	tokenWait []*Task
@@ -89,7 +92,7 @@ const (
 var errGoexit = errors.New("core: task function called runtime.Goexit")
 
 func newEngine(limit int, cfg config) *engine {
-	e := &engine{cfg: cfg, limit: limit, sem: cfg.semaphore, capacity: cfg.capacity, stopped: make(chan struct{})}
+	e := &engine{cfg: cfg, limit: limit, sem: cfg.semaphore, capacity: cfg.capacity, stopped: make(chan struct{}), maxSpin: spinners()}
 	e.epoch = cfg.clock.Now()
 	return e
 }
@@ -284,6 +287,9 @@ func (e *engine) readyLocked(t *Task) {
 // spawnLocked starts a worker for each pending task a free slot allows.
 func (e *engine) spawnLocked() {
 	for e.state < engStopped && (e.limit == 0 || e.active < e.limit) {
+		if e.pending.len() <= e.spinning {
+			return // the spinning workers take these: no goroutine to start
+		}
 		t := e.takeLocked(e.nums.take(e.keys == nil))
 		if t == nil {
 			return
@@ -381,8 +387,15 @@ func (e *engine) work(t *Task) {
 			case tokCanceled:
 				e.mu.Lock()
 				e.endLocked(t, TaskCanceled, t.cause())
-				t = e.leaveOrNextLocked(slot)
+				var spin bool
+				t, spin = e.leaveOrNextLocked(slot)
 				e.unlock()
+				if spin {
+					t = e.spin()
+				}
+				if t != nil {
+					slot = t.slot
+				}
 				continue
 			case tokRequeued:
 				e.mu.Lock()
@@ -395,8 +408,15 @@ func (e *engine) work(t *Task) {
 		e.mu.Lock()
 		e.finishLocked(t, err)
 		e.giveTokenLocked(t)
-		t = e.leaveOrNextLocked(slot)
+		var spin bool
+		t, spin = e.leaveOrNextLocked(slot)
 		e.unlock()
+		if spin {
+			t = e.spin()
+		}
+		if t != nil {
+			slot = t.slot
+		}
 	}
 }
 
@@ -465,19 +485,71 @@ func (e *engine) waitingLocked(t *Task) {
 
 // leaveOrNextLocked returns the next task for the worker holding slot, or
 // gives the slot up and returns nil.
-func (e *engine) leaveOrNextLocked(slot int) *Task {
+func (e *engine) leaveOrNextLocked(slot int) (next *Task, spin bool) {
 	// A worker whose slot number a shrink left out of range leaves too, so
 	// that the lanes of events stay below the limit.
 	if e.state < engClosing && (e.limit == 0 || e.active <= e.limit && (e.keys != nil || slot < e.limit)) {
 		e.active--
 		if t := e.takeLocked(slot); t != nil {
-			return t
+			return t, false
+		}
+		if e.state == engOpen && e.spinning < e.maxSpin {
+			e.spinning++
+			return nil, true
 		}
 		e.maybeStopLocked()
-		return nil
+		return nil, false
 	}
 	e.leaveLocked(slot)
-	return nil
+	return nil, false
+}
+
+// spinRounds is how long a worker spins for work (see spin): a round is
+// one runtime.Gosched. How many spin at once, a queue's maxSpin, is a
+// quarter of GOMAXPROCS when the queue is made: none on fewer than four
+// cores, where a spinning worker would take a core from the submitters.
+const spinRounds = 64
+
+// spinners is the maxSpin of new queues; tests set it.
+var spinners = func() int { return runtime.GOMAXPROCS(0) / 4 }
+
+// spin is a worker that found nothing pending, counted in spinning: for a
+// few rounds it yields and looks for a pending task that a free slot
+// allows (spawnLocked leaves that many for spinners rather than start a
+// goroutine), and returns it, taken; or nil when it gives up, the worker
+// then exiting. The check at the end is under the lock, so a task left for
+// it is never stranded.
+func (e *engine) spin() *Task {
+	for i := 0; ; i++ {
+		last := i == spinRounds
+		if !last {
+			runtime.Gosched()
+			if e.pending.len() == 0 {
+				continue
+			}
+		}
+		e.mu.Lock()
+		var t *Task
+		if e.state < engClosing && (e.limit == 0 || e.active < e.limit) && e.pending.len() > 0 {
+			e.spinning--
+			t = e.takeLocked(e.nums.take(e.keys == nil))
+			if t == nil {
+				e.spinning++ // canceled as it was taken: go on
+			}
+		}
+		if t != nil {
+			e.unlock()
+			return t
+		}
+		if last {
+			e.spinning--
+			e.spawnLocked() // what was left for this spinner
+			e.maybeStopLocked()
+			e.unlock()
+			return nil
+		}
+		e.unlock()
+	}
 }
 
 // call runs t's function through the guarded call; if it calls
@@ -868,7 +940,7 @@ func (e *engine) drain(ctx context.Context, what string) error {
 // maybeStopLocked stops the engine once it is closing or draining and
 // nothing is left: the lanes are reported evicted, then the engine Closed.
 func (e *engine) maybeStopLocked() {
-	if e.state == engOpen || e.state == engStopped || e.active > 0 || e.nrunning > 0 || e.queued > 0 || e.taken > 0 {
+	if e.state == engOpen || e.state == engStopped || e.active > 0 || e.nrunning > 0 || e.queued > 0 || e.taken > 0 || e.spinning > 0 {
 		return
 	}
 	e.state = engStopped

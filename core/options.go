@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -29,6 +30,7 @@ type config struct {
 	semaphore     *Semaphore    // every queue, and Consume
 	priority      Priority      // Consume, on semaphore
 	onError       any           // Consume: func(M, error)
+	emitMu        *sync.Mutex   // with an observer: emit's calls one at a time
 }
 
 // DefaultIdleTimeout is how long a KeyedQueue lane stays without work before
@@ -42,11 +44,16 @@ func newConfig(opts []Option) config {
 			o.apply(&c)
 		}
 	}
+	if c.observer != nil {
+		c.emitMu = new(sync.Mutex)
+	}
 	return c
 }
 
-// emit reports e to the observer, if any, stamping its time. Callers must not
-// hold a lock.
+// emit reports e to the observer, if any, stamping its time: for the
+// primitives without an engine (Semaphore, Consume), one call at a time, so
+// that an observer is never called from two goroutines at once, whichever
+// primitive it observes. Callers must not hold a lock.
 func (c *config) emit(e Event) {
 	if c.observer == nil {
 		return
@@ -54,6 +61,8 @@ func (c *config) emit(e Event) {
 	if e.Time.IsZero() {
 		e.Time = c.clock.Now()
 	}
+	c.emitMu.Lock()
+	defer c.emitMu.Unlock()
 	c.observer(e)
 }
 
@@ -85,10 +94,9 @@ type taskOptionFunc func(*taskConfig)
 func (f taskOptionFunc) applyTask(t *taskConfig) { f(t) }
 
 // WithObserver reports every step of the primitive to fn, as an [Event]. fn is
-// called outside every lock, in event order for each task; a queue never calls
-// it from two goroutines at once, and it must not call into the queue it
-// observes but for Stats (see the package doc); a Semaphore or Consume may
-// call it from several goroutines. It must not block for long, since the
+// called outside every lock, in event order for each task, and never from
+// two goroutines at once; it must not call into the primitive it observes
+// but for Stats (see the package doc). It must not block for long, since the
 // primitive waits for it. A nil fn costs nothing. Read by every primitive.
 func WithObserver(fn func(Event)) Option {
 	return optionFunc(func(c *config) { c.observer = fn })

@@ -1,5 +1,7 @@
 package core
 
+import "sync/atomic"
+
 // pendingQueue holds an engine's tasks that wait for a slot: highest
 // priority first, and in arrival order within a priority.
 //
@@ -12,8 +14,8 @@ package core
 // so that a burst's memory goes and a queue that keeps refilling does not
 // allocate. Its engine's mutex guards it.
 type pendingQueue struct {
-	n      int      // tasks queued
-	levels []*level // highest priority first
+	n      atomic.Int64 // tasks queued; read without the lock by spinning workers
+	levels []*level     // highest priority first
 }
 
 // level is one priority's tasks: ring positions head to tail-1 (modulo its
@@ -24,7 +26,7 @@ type level struct {
 	head, tail uint64
 }
 
-func (p *pendingQueue) len() int { return p.n }
+func (p *pendingQueue) len() int { return int(p.n.Load()) }
 
 func (p *pendingQueue) push(t *Task) {
 	l := p.find(t.priority)
@@ -34,7 +36,7 @@ func (p *pendingQueue) push(t *Task) {
 	l.ring[l.tail&uint64(len(l.ring)-1)] = t
 	t.pos = uint32(l.tail)
 	l.tail++
-	p.n++
+	p.n.Add(1)
 }
 
 // pushFront puts t back at the head of its priority, as the next of its
@@ -53,7 +55,7 @@ func (p *pendingQueue) pushFront(t *Task) {
 	l.head--
 	l.ring[l.head&uint64(len(l.ring)-1)] = t
 	t.pos = uint32(l.head)
-	p.n++
+	p.n.Add(1)
 }
 
 // find returns the level of prio, adding it in order if there is none.
@@ -122,7 +124,7 @@ func (p *pendingQueue) remove(t *Task) {
 // removeAt clears position pos of l's ring (modulo 2^32 will do).
 func (p *pendingQueue) removeAt(l *level, pos uint64) {
 	l.ring[pos&uint64(len(l.ring)-1)] = nil
-	p.n--
+	p.n.Add(-1)
 	for l.head < l.tail && l.ring[l.head&uint64(len(l.ring)-1)] == nil {
 		l.head++
 	}

@@ -37,7 +37,9 @@ const (
 // Semaphore is a weighted semaphore with priorities: callers acquire tokens,
 // up to a limit, and release them when done. It is a drop-in for
 // golang.org/x/sync/semaphore.Weighted: Acquire, TryAcquire and Release have
-// the same signatures, semantics and panics.
+// the same signatures and semantics, and panic in the same cases (a
+// negative count, a release of more than is held), though a Release that
+// panics leaves the count as it was, where x/sync leaves it negative.
 //
 // Waiters are served in order of priority, then arrival (FIFO within a
 // priority). There is no barging: a waiter at the head of the queue blocks

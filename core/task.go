@@ -66,8 +66,7 @@ const (
 
 // Task is a handle on one function submitted to a [WorkQueue], a
 // [Processor] or a [KeyedQueue]. The same allocation is the context the
-// function runs with (see taskCtx): one allocation per task, whatever was
-// submitted. Its methods are safe for concurrent use.
+// function runs with (see taskCtx). Its methods are safe for concurrent use.
 type Task struct {
 	e *engine
 	taskConfig

@@ -21,12 +21,17 @@ import (
 // with its submitter's context error, or [context.Canceled]. Panics and
 // runtime.Goexit follow the package's panic policy.
 //
-// Worker goroutines exist only while there is work: an idle queue holds
-// none, and none outlive [WorkQueue.Close] or [WorkQueue.Drain]. The cost
-// of a task is one allocation (the [Task], which is also its context) and
-// two acquisitions of the queue's lock, whatever context it was submitted
-// with; a submitter context that can end is watched with one
-// context.AfterFunc for all the tasks waiting on it.
+// Worker goroutines exist only while there is work (on four or more cores
+// an idle worker spins for a few microseconds before it exits): an idle
+// queue holds none, and none outlive [WorkQueue.Close] or
+// [WorkQueue.Drain]. A task costs one allocation (the [Task], which is also
+// its context) and two acquisitions of the queue's lock. A task that has
+// to wait in the queue with a submitter context that can end also needs
+// that context watched: one context.AfterFunc for all the tasks waiting on
+// the same context, which for a context of the task's own (a request's) is
+// seven more allocations: the watch, its callback, and context.AfterFunc's
+// own (its context, its stop function, and the map of children it adds to
+// the parent). A task that starts at once needs no watch.
 //
 // Calls made from inside one of the queue's own tasks, with the task's
 // context (or one derived from it), never wait for a slot that their caller
