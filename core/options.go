@@ -2,7 +2,6 @@ package core
 
 import (
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -30,7 +29,11 @@ type config struct {
 	semaphore     *Semaphore    // every queue, and Consume
 	priority      Priority      // Consume, on semaphore
 	onError       any           // Consume: func(M, error)
-	emitMu        *sync.Mutex   // with an observer: emit's calls one at a time
+	// emitting holds a token while emit calls the observer, so that the
+	// calls come one at a time. A channel rather than a mutex: a goroutine
+	// waiting on it is durably blocked in a testing/synctest bubble, while
+	// the observer, say, sleeps.
+	emitting chan struct{}
 }
 
 // DefaultIdleTimeout is how long a KeyedQueue lane stays without work before
@@ -45,7 +48,7 @@ func newConfig(opts []Option) config {
 		}
 	}
 	if c.observer != nil {
-		c.emitMu = new(sync.Mutex)
+		c.emitting = make(chan struct{}, 1)
 	}
 	return c
 }
@@ -61,8 +64,8 @@ func (c *config) emit(e Event) {
 	if e.Time.IsZero() {
 		e.Time = c.clock.Now()
 	}
-	c.emitMu.Lock()
-	defer c.emitMu.Unlock()
+	c.emitting <- struct{}{}
+	defer func() { <-c.emitting }()
 	c.observer(e)
 }
 
