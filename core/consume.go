@@ -75,6 +75,7 @@ type consumer[M any] struct {
 	live    atomic.Int64   // goroutines handling messages, the caller's included
 	idle    atomic.Int64   // goroutines waiting for a message
 	ids     atomic.Uint64  // event task ids; only with an observer
+	rt      rtQueue        // its label in execution traces (rtrace.go)
 	drained atomic.Bool    // msgs was seen closed
 	dropped atomic.Bool    // a message was received but not handled
 }
@@ -136,8 +137,10 @@ func (c *consumer[M]) run(lane int, m M) {
 		id = c.ids.Add(1)
 		c.event(Enqueued, id, lane, nil)
 	}
+	rt := c.rt.enqueue(c.ctx, rtConsume, "", "", false, c.cfg.priority, 1)
 	s := c.cfg.semaphore
 	if err := c.ctx.Err(); err != nil {
+		rt.end(TaskCanceled)
 		c.drop(m, id, lane, err)
 		return
 	}
@@ -146,7 +149,8 @@ func (c *consumer[M]) run(lane int, m M) {
 			if obs {
 				c.event(Waiting, id, lane, nil)
 			}
-			if err := s.AcquirePriority(c.ctx, 1, c.cfg.priority); err != nil {
+			if err := s.AcquirePriority(rt.ctxOr(c.ctx), 1, c.cfg.priority); err != nil {
+				rt.end(TaskCanceled)
 				c.drop(m, id, lane, err)
 				return
 			}
@@ -163,6 +167,7 @@ func (c *consumer[M]) run(lane int, m M) {
 			_, kind := outcome(c.ctx, err)
 			c.event(kind, id, lane, err)
 		}
+		rt.endErr(c.ctx, err)
 		if s != nil {
 			s.Release(1)
 		}
@@ -170,7 +175,8 @@ func (c *consumer[M]) run(lane int, m M) {
 			c.onError(m, err)
 		}
 	}()
-	err = call(c.ctx, func(ctx context.Context) error { return c.handle(ctx, m) })
+	defer rtStop(rt.start(lane))
+	err = call(rt.ctxOr(c.ctx), func(ctx context.Context) error { return c.handle(ctx, m) })
 }
 
 // drop reports a message that was received but not handled because ctx

@@ -41,6 +41,7 @@ type engine struct {
 	sem    *Semaphore  // WithSemaphore: a token per running task
 	keys   laneMap     // the KeyedQueue, for lanes; nil for the others
 	epoch  time.Time
+	rt     rtQueue // its label in execution traces (rtrace.go)
 
 	mu       sync.Mutex
 	state    engState
@@ -250,6 +251,7 @@ func (e *engine) numberLocked(t *Task) {
 	t.id = e.nextID
 	e.submitted++
 	t.slot = -1
+	e.rtEnqueue(t)
 	e.ev(Enqueued, t, nil)
 }
 
@@ -416,6 +418,7 @@ func (e *engine) call(t *Task) (err error) {
 			err = &PanicError{Value: v, Stack: debug.Stack()}
 		}
 	}()
+	defer rtStop(t.rtStart())
 	return t.job.run(t)
 }
 
@@ -486,6 +489,7 @@ func (e *engine) endLocked(t *Task, state TaskState, err error) {
 	}
 	t.err = err
 	t.state.Store(uint32(state))
+	t.rtEnd(state)
 	e.cancelCtxLocked(t, doneCanceled)
 	if t.w != nil {
 		e.unwatchLocked(t)

@@ -99,6 +99,7 @@ type Semaphore struct {
 
 	cfg   config
 	epoch time.Time // the clock's time at creation, the origin of aging keys
+	rt    rtQueue   // its label in execution traces (rtrace.go)
 }
 
 // NewSemaphore returns a semaphore with n tokens. It reads the options
@@ -176,8 +177,10 @@ func (s *Semaphore) Do(ctx context.Context, n int64, fn func(context.Context) er
 		panic("core: Semaphore.Do with a nil context or function")
 	}
 	tc := newTaskConfig(opts)
-	id, err := s.acquire(ctx, n, tc.priority, tc.name)
+	rt := s.rt.enqueue(ctx, rtSemaphore, tc.name, "", false, tc.priority, n)
+	id, err := s.acquire(rt.ctxOr(ctx), n, tc.priority, tc.name)
 	if err != nil {
+		rt.end(TaskCanceled)
 		return err
 	}
 	err = errGoexit // unless fn returns
@@ -187,9 +190,11 @@ func (s *Semaphore) Do(ctx context.Context, n int64, fn func(context.Context) er
 			_, kind := outcome(ctx, err)
 			s.cfg.emit(Event{Kind: kind, Task: id, Name: tc.name, Priority: tc.priority, Weight: n, Err: err})
 		}
+		rt.endErr(ctx, err)
 		s.release(n)
 	}()
-	err = call(ctx, fn)
+	defer rtStop(rt.start(0))
+	err = call(rt.ctxOr(ctx), fn)
 	return err
 }
 
@@ -260,6 +265,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 		s.notify()
 	}
 	s.unlock()
+	defer rtStop(rtWait(ctx))
 
 	var id uint64
 	ev := func(kind EventKind, err error) {
