@@ -110,6 +110,9 @@ func children(tasks map[xtrace.TaskID]*traced, id xtrace.TaskID) []*traced {
 // own, and returns the tasks read back and the root's ID.
 func traceRun(t *testing.T, fn func(ctx context.Context)) (map[xtrace.TaskID]*traced, xtrace.TaskID) {
 	t.Helper()
+	if trace.IsEnabled() {
+		t.Skip("tracing is on already (go test -trace): the test cannot take a trace of its own")
+	}
 	var buf bytes.Buffer
 	if err := trace.Start(&buf); err != nil {
 		t.Fatalf("trace.Start: %v", err)

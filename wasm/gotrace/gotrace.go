@@ -12,7 +12,7 @@
 // key), "WorkQueue 2 · slot 3" (a worker slot, from 1), "Consume 1 · slot
 // 1", "Semaphore 1 · holder 2" (a holder of Semaphore.Do, numbered as the
 // playground numbers holders). What the timeline does not draw is counted
-// in [Result.Summary]: the goroutines and procs, the tasks that are not
+// in [Result.Omitted]: the goroutines and procs, the tasks that are not
 // sluice's (by type), and the sluice tasks that began before the trace did.
 //
 // The package imports golang.org/x/exp/trace; the playground runs it in a
@@ -40,7 +40,8 @@ import (
 // Result is a converted trace.
 type Result struct {
 	JSON    []byte // the timeline model as Chrome Trace Event JSON (trace.ReadJSON reads it)
-	Summary string // what the trace holds that the timeline does not draw
+	Summary string // what the timeline draws: the trace's span and its sluice tasks by queue
+	Omitted string // what the trace holds that the timeline does not draw; "" if nothing
 	Tasks   int    // sluice tasks on the timeline
 	Events  int    // events read from the trace
 }
@@ -166,7 +167,7 @@ func Convert(r io.Reader, progress func(events int)) (*Result, error) {
 		return nil, err
 	}
 	res.Events = n
-	res.Summary = summary(tasks, len(goroutines), len(procs), regions, last.Sub(first))
+	res.Summary, res.Omitted = summary(tasks, len(goroutines), len(procs), regions, last.Sub(first))
 	return res, nil
 }
 
@@ -287,8 +288,8 @@ func outcomeKind(s string) core.EventKind {
 	return core.Finished
 }
 
-// summary says what the trace holds besides the drawn tasks.
-func summary(tasks map[xtrace.TaskID]*task, goroutines, procs, regions int, span time.Duration) string {
+// summary says what the timeline draws of the trace, and what it does not.
+func summary(tasks map[xtrace.TaskID]*task, goroutines, procs, regions int, span time.Duration) (drawn, omitted string) {
 	queues := map[string]int{}
 	others := map[string]int{}
 	before, open := 0, 0
@@ -307,22 +308,23 @@ func summary(tasks map[xtrace.TaskID]*task, goroutines, procs, regions int, span
 			others["(begun before the trace)"]++
 		}
 	}
-	var parts []string
-	parts = append(parts, fmt.Sprintf("a Go execution trace of %v: sluice tasks by queue %s", span.Round(time.Millisecond), counted(queues)))
+	drawn = fmt.Sprintf("A Go execution trace of %v: sluice tasks by queue: %s", span.Round(time.Millisecond), counted(queues))
 	if open > 0 {
-		parts = append(parts, fmt.Sprintf("%d still open at its end", open))
+		drawn += fmt.Sprintf("; %d still open at its end", open)
 	}
+	drawn += "."
+	var parts []string
 	if before > 0 {
-		parts = append(parts, fmt.Sprintf("%d sluice %s that began before the trace did, left out", before, plural(before, "task", "tasks")))
+		parts = append(parts, fmt.Sprintf("%d sluice %s that began before the trace did", before, plural(before, "task", "tasks")))
 	}
-	parts = append(parts, fmt.Sprintf("%d %s on %d %s, not drawn", goroutines, plural(goroutines, "goroutine", "goroutines"), procs, plural(procs, "proc", "procs")))
+	parts = append(parts, fmt.Sprintf("the %d %s and %d %s the work ran on", goroutines, plural(goroutines, "goroutine", "goroutines"), procs, plural(procs, "proc", "procs")))
 	if len(others) > 0 {
-		parts = append(parts, "other tasks, not drawn: "+counted(others))
+		parts = append(parts, "tasks that are not sluice's: "+counted(others))
 	}
 	if regions > 0 {
-		parts = append(parts, fmt.Sprintf("%d other %s, not drawn", regions, plural(regions, "region", "regions")))
+		parts = append(parts, fmt.Sprintf("%d other %s", regions, plural(regions, "region", "regions")))
 	}
-	return strings.Join(parts, "; ")
+	return drawn, strings.Join(parts, "; ")
 }
 
 // counted lists counts by name, largest first: "a ×3, b ×1", at most 8.

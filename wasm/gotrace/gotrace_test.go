@@ -87,9 +87,14 @@ func TestConvert(t *testing.T) {
 	if waited < 20*time.Millisecond {
 		t.Errorf("the second task waited %v on the timeline, want at least the 20 ms it was held", waited)
 	}
-	for _, want := range []string{"WorkQueue", "KeyedQueue", "goroutine", "http.request ×1"} {
+	for _, want := range []string{"WorkQueue 1 ×2", "KeyedQueue 1 ×3", "Semaphore 1 ×1"} {
 		if !strings.Contains(res.Summary, want) {
 			t.Errorf("summary %q does not mention %q", res.Summary, want)
+		}
+	}
+	for _, want := range []string{"goroutines", "procs", "http.request ×1"} {
+		if !strings.Contains(res.Omitted, want) {
+			t.Errorf("omitted %q does not mention %q", res.Omitted, want)
 		}
 	}
 }
@@ -133,5 +138,5 @@ func TestConvertFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d tasks, %d events; %s", res.Tasks, res.Events, res.Summary)
+	t.Logf("%d tasks, %d events; %s Not shown: %s", res.Tasks, res.Events, res.Summary, res.Omitted)
 }
