@@ -92,7 +92,7 @@ func TestConvert(t *testing.T) {
 			t.Errorf("summary %q does not mention %q", res.Summary, want)
 		}
 	}
-	for _, want := range []string{"goroutines", "procs", "http.request ×1"} {
+	for _, want := range []string{"goroutines", "proc", "http.request ×1"} {
 		if !strings.Contains(res.Omitted, want) {
 			t.Errorf("omitted %q does not mention %q", res.Omitted, want)
 		}
