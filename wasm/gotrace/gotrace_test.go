@@ -18,7 +18,11 @@ import (
 	"sluice/wasm/gotrace"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// Under GOOS=js the runtime parks a goroutine in runtime.handleEvent
+	// while JavaScript calls into Go; it belongs to the runtime.
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("runtime.handleEvent"))
+}
 
 // record runs a small service's work while tracing and returns the trace.
 func record(t *testing.T) []byte {
