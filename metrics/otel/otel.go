@@ -69,7 +69,9 @@ type Metrics struct {
 	reg       metric.Registration
 
 	mu      sync.Mutex
-	live    map[uint64]liveTask
+	epoch   time.Time           // event times are kept as offsets from it
+	ring    *[ringSize]liveTask // tasks seen enqueued and not ended, at Task % ringSize
+	live    map[uint64]liveTask // those a later task pushed out of the ring
 	prios   map[core.Priority]metric.RecordOption
 	queued  int64
 	running int64
@@ -80,11 +82,19 @@ type source struct {
 	sem   func() core.SemaphoreStats
 }
 
+// liveTask is a task seen enqueued and not ended: id 0 is an empty ring
+// slot. Times are offsets from the epoch.
 type liveTask struct {
-	enq, start time.Time
-	started    bool
+	id         uint64
+	enq, start time.Duration
 	prio       core.Priority
+	started    bool
 }
+
+// ringSize is how many live tasks the ring holds by their number, which
+// counts up per primitive; a task still live when the ring comes round to
+// it again moves to the map.
+const ringSize = 4096
 
 var outcomeNames = [4]string{"finished", "failed", "canceled", "panicked"}
 
@@ -101,6 +111,8 @@ func New(name string, cfg Config) (*Metrics, error) {
 	meter := cfg.MeterProvider.Meter("sluice/metrics/otel")
 	m := &Metrics{
 		attrs: attribute.NewSet(attribute.String("sluice.queue", name)),
+		epoch: time.Now(),
+		ring:  new([ringSize]liveTask),
 		live:  map[uint64]liveTask{},
 		prios: map[core.Priority]metric.RecordOption{},
 	}
@@ -223,50 +235,76 @@ func (m *Metrics) Observer(next func(core.Event)) func(core.Event) {
 func (m *Metrics) observe(e core.Event) {
 	switch e.Kind {
 	case core.Enqueued:
+		at := e.Time.Sub(m.epoch)
 		m.mu.Lock()
-		m.live[e.Task] = liveTask{enq: e.Time, prio: e.Priority}
+		s := &m.ring[e.Task%ringSize]
+		if s.id != 0 {
+			m.live[s.id] = *s // still live: out of the ring's way
+		}
+		*s = liveTask{id: e.Task, enq: at, prio: e.Priority}
 		m.queued++
 		m.mu.Unlock()
 	case core.Started:
+		at := e.Time.Sub(m.epoch)
 		m.mu.Lock()
-		lt, ok := m.live[e.Task]
+		lt, ok := m.findLocked(e.Task)
 		if !ok {
 			m.mu.Unlock()
 			return
 		}
 		m.queued--
+		enq, opt := lt.enq, m.prioLocked(lt.prio)
 		if m.semaphore.Load() {
-			delete(m.live, e.Task) // a release names no task
+			*lt = liveTask{} // a release names no task
 		} else {
-			lt.start, lt.started = e.Time, true
-			m.live[e.Task] = lt
+			lt.start, lt.started = at, true
 			m.running++
 		}
-		opt := m.prioLocked(lt.prio)
 		m.mu.Unlock()
-		m.wait.Record(context.Background(), e.Time.Sub(lt.enq).Seconds(), opt)
+		m.wait.Record(context.Background(), (at - enq).Seconds(), opt)
 	case core.Finished, core.Failed, core.Canceled, core.Panicked:
 		m.outcomes[outcomeIndex(e.Kind)].Add(1)
 		if e.Task == 0 {
 			return
 		}
+		at := e.Time.Sub(m.epoch)
 		m.mu.Lock()
-		lt, ok := m.live[e.Task]
+		lt, ok := m.findLocked(e.Task)
 		if !ok {
 			m.mu.Unlock()
 			return
 		}
-		delete(m.live, e.Task)
-		if !lt.started {
+		t := *lt
+		*lt = liveTask{}
+		if !t.started {
 			m.queued--
 			m.mu.Unlock()
 			return
 		}
 		m.running--
-		opt := m.prioLocked(lt.prio)
+		opt := m.prioLocked(t.prio)
 		m.mu.Unlock()
-		m.run.Record(context.Background(), e.Time.Sub(lt.start).Seconds(), opt)
+		m.run.Record(context.Background(), (at - t.start).Seconds(), opt)
 	}
+}
+
+// findLocked returns the live task id, in its ring slot: a task a later
+// one pushed out into the map swaps places with that one. m.mu is held.
+func (m *Metrics) findLocked(id uint64) (*liveTask, bool) {
+	s := &m.ring[id%ringSize]
+	if s.id == id {
+		return s, true
+	}
+	lt, ok := m.live[id]
+	if !ok {
+		return nil, false
+	}
+	delete(m.live, id)
+	if s.id != 0 {
+		m.live[s.id] = *s
+	}
+	*s = lt
+	return s, true
 }
 
 func (m *Metrics) prioLocked(p core.Priority) metric.RecordOption {

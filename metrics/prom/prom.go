@@ -57,7 +57,9 @@ type Collector struct {
 	outcomes  [4]atomic.Uint64 // by outcome index, from events
 
 	mu      sync.Mutex
-	live    map[uint64]liveTask // tasks seen enqueued and not ended
+	epoch   time.Time           // event times are kept as offsets from it
+	ring    *[ringSize]liveTask // tasks seen enqueued and not ended, at Task % ringSize
+	live    map[uint64]liveTask // those a later task pushed out of the ring
 	prios   map[core.Priority]prioObs
 	queued  int64 // from events, for Consume
 	running int64
@@ -71,11 +73,20 @@ type source struct {
 	sem   func() core.SemaphoreStats
 }
 
+// liveTask is a task seen enqueued and not ended: id 0 is an empty ring
+// slot. Times are offsets from the collector's epoch.
 type liveTask struct {
-	enq, start time.Time
-	started    bool
+	id         uint64
+	enq, start time.Duration
 	prio       core.Priority
+	started    bool
 }
+
+// ringSize is how many live tasks the ring holds by their number, which
+// counts up per primitive: a queue's tasks are found there without a map,
+// in the order they come. A task still live when the ring comes round to
+// it again moves to the map.
+const ringSize = 4096
 
 type prioObs struct{ wait, run prometheus.Observer }
 
@@ -95,6 +106,8 @@ func NewWithBuckets(name string, buckets []float64) *Collector {
 	l := prometheus.Labels{"queue": name}
 	c := &Collector{
 		queue: name,
+		epoch: time.Now(),
+		ring:  new([ringSize]liveTask),
 		live:  map[uint64]liveTask{},
 		prios: map[core.Priority]prioObs{},
 		wait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -155,53 +168,83 @@ func (c *Collector) Observer(next func(core.Event)) func(core.Event) {
 func (c *Collector) observe(e core.Event) {
 	switch e.Kind {
 	case core.Enqueued:
+		at := e.Time.Sub(c.epoch)
 		c.mu.Lock()
-		c.live[e.Task] = liveTask{enq: e.Time, prio: e.Priority}
+		s := &c.ring[e.Task%ringSize]
+		if s.id != 0 {
+			c.live[s.id] = *s // still live: out of the ring's way
+		}
+		*s = liveTask{id: e.Task, enq: at, prio: e.Priority}
 		c.queued++
 		c.mu.Unlock()
 	case core.Started:
+		at := e.Time.Sub(c.epoch)
 		c.mu.Lock()
-		lt, ok := c.live[e.Task]
-		if ok {
-			c.queued--
-			obs := c.prioLocked(lt.prio)
-			if c.semaphore.Load() {
-				// A semaphore's release names no task: a holder is not
-				// followed past its start.
-				delete(c.live, e.Task)
-			} else {
-				lt.start, lt.started = e.Time, true
-				c.live[e.Task] = lt
-				c.running++
-			}
+		lt, ok := c.findLocked(e.Task)
+		if !ok {
 			c.mu.Unlock()
-			obs.wait.Observe(e.Time.Sub(lt.enq).Seconds())
 			return
 		}
+		c.queued--
+		enq, obs := lt.enq, c.prioLocked(lt.prio)
+		if c.semaphore.Load() {
+			// A semaphore's release names no task: a holder is not
+			// followed past its start.
+			c.dropLocked(e.Task)
+		} else {
+			lt.start, lt.started = at, true
+			c.running++
+		}
 		c.mu.Unlock()
+		obs.wait.Observe((at - enq).Seconds())
 	case core.Finished, core.Failed, core.Canceled, core.Panicked:
 		c.outcomes[outcomeIndex(e.Kind)].Add(1)
 		if e.Task == 0 {
 			return
 		}
+		at := e.Time.Sub(c.epoch)
 		c.mu.Lock()
-		lt, ok := c.live[e.Task]
+		lt, ok := c.findLocked(e.Task)
 		if !ok {
 			c.mu.Unlock()
 			return
 		}
-		delete(c.live, e.Task)
-		if !lt.started {
+		t := *lt
+		c.dropLocked(e.Task)
+		if !t.started {
 			c.queued--
 			c.mu.Unlock()
 			return
 		}
 		c.running--
-		obs := c.prioLocked(lt.prio)
+		obs := c.prioLocked(t.prio)
 		c.mu.Unlock()
-		obs.run.Observe(e.Time.Sub(lt.start).Seconds())
+		obs.run.Observe((at - t.start).Seconds())
 	}
 }
+
+// findLocked returns the live task id, in its ring slot: a task a later
+// one pushed out into the map swaps places with that one. c.mu is held.
+func (c *Collector) findLocked(id uint64) (*liveTask, bool) {
+	s := &c.ring[id%ringSize]
+	if s.id == id {
+		return s, true
+	}
+	lt, ok := c.live[id]
+	if !ok {
+		return nil, false
+	}
+	delete(c.live, id)
+	if s.id != 0 {
+		c.live[s.id] = *s
+	}
+	*s = lt
+	return s, true
+}
+
+// dropLocked forgets the live task id, which findLocked found. c.mu is
+// held.
+func (c *Collector) dropLocked(id uint64) { c.ring[id%ringSize] = liveTask{} }
 
 // prioLocked returns the histograms of priority p. c.mu is held.
 func (c *Collector) prioLocked(p core.Priority) prioObs {

@@ -77,6 +77,7 @@ func scrape(t *testing.T, reg *prometheus.Registry) map[string]float64 {
 				out[key] = m.GetCounter().GetValue()
 			case dto.MetricType_HISTOGRAM:
 				out[mf.GetName()+"_count"] += float64(m.GetHistogram().GetSampleCount())
+				out[mf.GetName()+"_sum"] += m.GetHistogram().GetSampleSum()
 			}
 		}
 	}
@@ -227,6 +228,7 @@ func TestKeyedQueueAndSemaphore(t *testing.T) {
 		want(t, got, "sluice_tasks_queued", 0)
 		want(t, got, "sluice_semaphore_tokens_in_use", 0)
 		want(t, got, "sluice_task_wait_seconds_count", 2)
+		want(t, got, "sluice_task_wait_seconds_sum", 0) // both granted at once
 	})
 	t.Run("Consume", func(t *testing.T) {
 		c := prom.New("inbox")
@@ -339,4 +341,44 @@ func TestObserverChains(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)
 	want(t, scrape(t, reg), "sluice_tasks_total{outcome=finished}", 1)
+}
+
+// TestManyPending runs more tasks pending at once than the collector's
+// ring of live tasks holds, canceling some, and checks that every one is
+// still timed and counted once.
+func TestManyPending(t *testing.T) {
+	seen := newCounts()
+	c := prom.New("many")
+	q := core.NewWorkQueue(1, core.WithObserver(c.Observer(seen.observe)))
+	c.Watch(q)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	gate := make(chan struct{})
+	const n = 10_000
+	var tasks []*core.Task
+	for i := range n {
+		task, err := q.Submit(context.Background(), func(context.Context) error { <-gate; return nil }, core.WithPriority(core.Priority(i%2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tasks = append(tasks, task)
+	}
+	for i := 0; i < n; i += 7 {
+		tasks[i].Cancel()
+	}
+	got := scrape(t, reg)
+	want(t, got, "sluice_tasks_queued", float64(q.Stats().Pending))
+	close(gate)
+	if err := q.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got = scrape(t, reg)
+	seen.mu.Lock()
+	defer seen.mu.Unlock()
+	want(t, got, "sluice_task_wait_seconds_count", float64(seen.kinds[core.Started]))
+	want(t, got, "sluice_task_run_seconds_count", float64(seen.endedUp))
+	want(t, got, "sluice_tasks_total{outcome=canceled}", float64(seen.kinds[core.Canceled]))
+	if seen.kinds[core.Started]+seen.kinds[core.Canceled] != n {
+		t.Errorf("%d started and %d canceled, want %d in all", seen.kinds[core.Started], seen.kinds[core.Canceled], n)
+	}
 }
