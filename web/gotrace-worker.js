@@ -3,8 +3,8 @@
 // reads a trace with golang.org/x/exp/trace, off the page's thread.
 //
 // The page posts {file: File}; the worker answers {progress: events} now and then
-// while it reads, then {json, summary, omitted, tasks, events} (json: the
-// timeline as the trace JSON the page loads) or {error}.
+// while it reads, then {json, size, summary, omitted, tasks, events} (json:
+// a Blob of the timeline as the trace JSON the page loads) or {error}.
 importScripts("../wasm_exec.js");
 
 let ready = null;
@@ -28,10 +28,9 @@ onmessage = async (e) => {
       postMessage({ error: r.error });
       return;
     }
-    postMessage(
-      { json: r.json, summary: r.summary, omitted: r.omitted, tasks: r.tasks, events: r.events },
-      [r.json.buffer],
-    );
+    // A Blob: the page reads it in slices, as it reads a chosen file.
+    const json = new Blob([r.json], { type: "application/json" });
+    postMessage({ json, size: json.size, summary: r.summary, omitted: r.omitted, tasks: r.tasks, events: r.events });
   } catch (err) {
     postMessage({ error: "the trace reader failed: " + err });
   }

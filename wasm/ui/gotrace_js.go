@@ -3,7 +3,6 @@
 package ui
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"time"
@@ -36,8 +35,9 @@ func (p *Play) loadTrace(ctx app.Context, r *fileReader, name string) error {
 	if err != nil {
 		return fmt.Errorf("%s cannot be shown: %v", name, err)
 	}
-	ctx.Dispatch(func(app.Context) { p.reading = "Building the timeline of " + name + "…" })
-	if err := p.sess.LoadTrace(bytes.NewReader(res.json), name); err != nil {
+	// The timeline JSON is a Blob, read in slices as a chosen file is, so
+	// that the page keeps its frames while it loads.
+	if err := p.sess.LoadTrace(newFileReader(res.json, res.size, r.progress), name); err != nil {
 		return err
 	}
 	p.sess.NoteGoTrace(res.summary, res.omitted)
@@ -73,7 +73,8 @@ func isGoTraceFile(file safejs.Value) bool {
 }
 
 type goTrace struct {
-	json             []byte
+	json             safejs.Value // a Blob
+	size             int64
 	summary, omitted string
 }
 
@@ -117,18 +118,14 @@ func readGoTrace(file safejs.Value, progress func(events int)) (*goTrace, error)
 			ch <- answer{err: errors.New(msg)}
 			return nil
 		}
-		js, err := data.Get("json")
-		if err != nil || js.IsUndefined() {
+		blob, err := data.Get("json")
+		if err != nil || blob.IsUndefined() {
 			ch <- answer{err: errors.New("the trace reader gave no timeline")}
 			return nil
 		}
-		n, _ := js.Length()
-		b := make([]byte, n)
-		if _, err := safejs.CopyBytesToGo(b, js); err != nil {
-			ch <- answer{err: err}
-			return nil
-		}
-		ch <- answer{res: &goTrace{json: b, summary: str("summary"), omitted: str("omitted")}}
+		sv, _ := data.Get("size")
+		size, _ := sv.Float()
+		ch <- answer{res: &goTrace{json: blob, size: int64(size), summary: str("summary"), omitted: str("omitted")}}
 		return nil
 	})
 	if err != nil {
