@@ -81,8 +81,8 @@ func goTestTrace(t *testing.T) string {
 // service's flight-recorder snapshot (e2e/testdata/service-snapshot.out,
 // written by examples/service under load) and a go test -trace file, on
 // desktop and phone, and checks the tasks, lanes, outcomes and waits
-// against the same conversion run natively; a cut-short file gets a
-// message saying so.
+// against the same conversion run natively; a cut-short file, and one of
+// a Go version the reader does not know, get a message saying so.
 func TestGoTrace(t *testing.T) {
 	files := map[string]string{
 		"snapshot": filepath.Join(root, "e2e", "testdata", "service-snapshot.out"),
@@ -134,7 +134,7 @@ func TestGoTrace(t *testing.T) {
 		}
 	}
 
-	t.Run("cut short", func(t *testing.T) {
+	t.Run("cut short or unknown", func(t *testing.T) {
 		data, err := os.ReadFile(files["snapshot"])
 		if err != nil {
 			t.Fatal(err)
@@ -155,6 +155,19 @@ func TestGoTrace(t *testing.T) {
 			t.Errorf("after a cut-short trace: message %q, phase %q; want the file named, said to be cut short, and the run shown", s.Message, s.Phase)
 		}
 		b.viewShot(t, "gotrace-cut-short.png")
+
+		future := filepath.Join(t.TempDir(), "future.out")
+		if err := os.WriteFile(future, []byte("go 1.99 trace\x00\x00\x00"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b.run(t, "opening a trace of an unknown Go version",
+			chromedp.Evaluate(`document.querySelector('#message').dataset.kind = "none"`, nil),
+			chromedp.SetUploadFiles("#load-trace", []string{future}, chromedp.ByQuery),
+			chromedp.Poll(`document.querySelector('#message').dataset.kind === "error" && document.querySelector('#message').textContent.includes("future.out")`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		)
+		if s := b.stats(t); !strings.Contains(s.Message, "Go version") || s.Phase == "replay" {
+			t.Errorf("after a trace of Go 1.99: message %q, phase %q; want it to say the Go version is one the playground cannot read", s.Message, s.Phase)
+		}
 		b.checkErrors(t)
 	})
 }
