@@ -137,7 +137,7 @@ func (c *consumer[M]) run(lane int, m M) {
 		id = c.ids.Add(1)
 		c.event(Enqueued, id, lane, nil)
 	}
-	rt := c.rt.enqueue(c.ctx, rtConsume, "", "", false, c.cfg.priority, 1)
+	rt := c.rt.enqueue(c.ctx, rtConsume, "", c.cfg.priority, 1)
 	s := c.cfg.semaphore
 	if err := c.ctx.Err(); err != nil {
 		rt.end(TaskCanceled)

@@ -47,8 +47,9 @@ import (
 //
 // A task whose enqueue found tracing off stays unannotated even if tracing
 // starts before it ends. Each hook first checks trace.IsEnabled or the
-// task's annotations: with tracing off a task costs one or two loads and
-// no allocation. The engine's hooks run under its lock, which with
+// task's annotations, and the engine's inline to that check (the traced
+// work is in functions of its own): with tracing off a task costs a few
+// loads and compares, and no allocation. The engine's hooks run under its lock, which with
 // tracing on holds it longer; trace.NewTask reads the submitter's context's
 // Value, as the engine already reads its Err there.
 
@@ -120,10 +121,15 @@ type rtTask struct {
 // enqueue makes the trace task of a task enqueued with parent as its
 // submitter's context and logs its fields, or returns nil when tracing is
 // off.
-func (q *rtQueue) enqueue(parent context.Context, k rtKind, name, key string, keyed bool, p Priority, weight int64) *rtTask {
+func (q *rtQueue) enqueue(parent context.Context, k rtKind, name string, p Priority, weight int64) *rtTask {
 	if !trace.IsEnabled() {
 		return nil
 	}
+	return q.enqueueTraced(parent, k, name, "", false, p, weight)
+}
+
+//go:noinline
+func (q *rtQueue) enqueueTraced(parent context.Context, k rtKind, name, key string, keyed bool, p Priority, weight int64) *rtTask {
 	ctx, task := trace.NewTask(parent, rtTaskTypes[k])
 	trace.Log(ctx, rtLogQueue, q.name(k))
 	if name != "" {
@@ -153,6 +159,11 @@ func (r *rtTask) start(lane int) *trace.Region {
 	if r == nil {
 		return nil
 	}
+	return r.startTraced(lane)
+}
+
+//go:noinline
+func (r *rtTask) startTraced(lane int) *trace.Region {
 	trace.Log(r.Context, rtLogLane, strconv.Itoa(lane))
 	return trace.StartRegion(r.Context, rtRegionRun)
 }
@@ -166,20 +177,28 @@ func rtStop(r *trace.Region) {
 
 // end logs the task's outcome, state terminal, and ends its trace task.
 func (r *rtTask) end(state TaskState) {
-	if r == nil {
-		return
+	if r != nil {
+		r.endTraced(state)
 	}
+}
+
+//go:noinline
+func (r *rtTask) endTraced(state TaskState) {
 	trace.Log(r.Context, rtLogOutcome, rtOutcomes[state])
 	r.task.End()
 }
 
 // endErr ends the task of a function that ran with ctx and returned err.
 func (r *rtTask) endErr(ctx context.Context, err error) {
-	if r == nil {
-		return
+	if r != nil {
+		r.endErrTraced(ctx, err)
 	}
+}
+
+//go:noinline
+func (r *rtTask) endErrTraced(ctx context.Context, err error) {
 	state, _ := outcome(ctx, err)
-	r.end(state)
+	r.endTraced(state)
 }
 
 // rtWait begins the region of a Semaphore wait in ctx's trace task, or
@@ -188,17 +207,24 @@ func rtWait(ctx context.Context) *trace.Region {
 	if !trace.IsEnabled() {
 		return nil
 	}
-	return trace.StartRegion(ctx, rtRegionWait)
+	return rtWaitTraced(ctx)
 }
+
+//go:noinline
+func rtWaitTraced(ctx context.Context) *trace.Region { return trace.StartRegion(ctx, rtRegionWait) }
 
 // The engine's hooks.
 
 // rtEnqueue makes t's trace task as the engine numbers it, and makes it
-// t's parent context. e.mu is held.
+// t's parent context. e.mu is held. It inlines to the check.
 func (e *engine) rtEnqueue(t *Task) {
-	if !trace.IsEnabled() {
-		return
+	if trace.IsEnabled() {
+		e.rtEnqueueTraced(t)
 	}
+}
+
+//go:noinline
+func (e *engine) rtEnqueueTraced(t *Task) {
 	k, key := rtProcessor, ""
 	if _, ok := t.job.(funcJob); ok {
 		k = rtWorkQueue
@@ -210,9 +236,7 @@ func (e *engine) rtEnqueue(t *Task) {
 		}
 		key = l.keyStr
 	}
-	if r := e.rt.enqueue(t.parent, k, t.name, key, t.lane != nil, t.priority, 1); r != nil {
-		t.parent = r
-	}
+	t.parent = e.rt.enqueueTraced(t.parent, k, t.name, key, t.lane != nil, t.priority, 1)
 }
 
 // rt returns t's trace task, or nil.
@@ -222,18 +246,27 @@ func (t *Task) rt() *rtTask {
 }
 
 // rtStart logs t's lane and begins its run region, on the goroutine that
-// runs its function.
+// runs its function. It inlines to the check.
 func (t *Task) rtStart() *trace.Region {
-	r := t.rt()
-	if r == nil {
-		return nil
+	if _, ok := t.parent.(*rtTask); ok {
+		return t.rtStartTraced()
 	}
+	return nil
+}
+
+//go:noinline
+func (t *Task) rtStartTraced() *trace.Region {
 	lane := max(t.slot, 0)
 	if t.lane != nil {
 		lane = t.lane.num
 	}
-	return r.start(lane)
+	return t.rt().start(lane)
 }
 
-// rtEnd logs t's outcome and ends its trace task. e.mu is held.
-func (t *Task) rtEnd(state TaskState) { t.rt().end(state) }
+// rtEnd logs t's outcome and ends its trace task. e.mu is held. It
+// inlines to the check.
+func (t *Task) rtEnd(state TaskState) {
+	if r, ok := t.parent.(*rtTask); ok {
+		r.endTraced(state)
+	}
+}

@@ -177,7 +177,7 @@ func (s *Semaphore) Do(ctx context.Context, n int64, fn func(context.Context) er
 		panic("core: Semaphore.Do with a nil context or function")
 	}
 	tc := newTaskConfig(opts)
-	rt := s.rt.enqueue(ctx, rtSemaphore, tc.name, "", false, tc.priority, n)
+	rt := s.rt.enqueue(ctx, rtSemaphore, tc.name, tc.priority, n)
 	id, err := s.acquire(rt.ctxOr(ctx), n, tc.priority, tc.name)
 	if err != nil {
 		rt.end(TaskCanceled)
