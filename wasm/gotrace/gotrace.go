@@ -46,6 +46,11 @@ type Result struct {
 	Events  int    // events read from the trace
 }
 
+// MaxTasks is how many finished tasks the timeline keeps, the latest: the
+// earlier ones are counted, not drawn (the page says so), so that the
+// timeline's JSON stays well within what the playground loads.
+const MaxTasks = 50_000
+
 // IsGoTrace reports whether head, the first bytes of a file, begin a Go
 // execution trace ("go 1.NN trace").
 func IsGoTrace(head []byte) bool { return bytes.HasPrefix(head, []byte("go 1.")) }
@@ -224,7 +229,7 @@ func build(tasks map[xtrace.TaskID]*task, last xtrace.Time) (*Result, error) {
 		}
 		return cmp.Compare(a.ord, b.ord)
 	})
-	rec := trace.NewRecorder(trace.Config{Name: "Go execution trace", MaxFinished: 1 << 20, MaxOpen: 1 << 20, MaxLanes: 1 << 16, MaxSamples: 1 << 20})
+	rec := trace.NewRecorder(trace.Config{Name: "Go execution trace", MaxFinished: MaxTasks, MaxLanes: 1 << 16})
 	holders := map[string][]bool{} // a Semaphore's holder numbers in use
 	holderOf := map[uint64]int{}
 	for _, s := range steps {
