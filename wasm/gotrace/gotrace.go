@@ -88,6 +88,7 @@ func Convert(r io.Reader, progress func(events int)) (*Result, error) {
 	}
 	goroutines := map[xtrace.GoID]bool{}
 	procs := map[xtrace.ProcID]bool{}
+	lastG, lastP := xtrace.NoGoroutine, xtrace.NoProc
 	regions := 0
 	var first, last xtrace.Time
 	n := 0
@@ -107,11 +108,15 @@ func Convert(r io.Reader, progress func(events int)) (*Result, error) {
 			first = ev.Time()
 		}
 		last = ev.Time()
-		if g := ev.Goroutine(); g != xtrace.NoGoroutine {
+		// Runs of events on one goroutine and proc are the rule: a map
+		// write only when either changes.
+		if g := ev.Goroutine(); g != lastG && g != xtrace.NoGoroutine {
 			goroutines[g] = true
+			lastG = g
 		}
-		if p := ev.Proc(); p != xtrace.NoProc {
+		if p := ev.Proc(); p != lastP && p != xtrace.NoProc {
 			procs[p] = true
+			lastP = p
 		}
 		switch ev.Kind() {
 		case xtrace.EventTaskBegin:
