@@ -137,7 +137,7 @@ func (c *consumer[M]) run(lane int, m M) {
 		id = c.ids.Add(1)
 		c.event(Enqueued, id, lane, nil)
 	}
-	rt := c.rt.enqueue(c.ctx, rtConsume, "", c.cfg.priority, 1)
+	rt := c.rt.enqueueMsg(c.ctx, c.cfg.priority)
 	s := c.cfg.semaphore
 	if err := c.ctx.Err(); err != nil {
 		rt.end(TaskCanceled)
@@ -175,7 +175,7 @@ func (c *consumer[M]) run(lane int, m M) {
 			c.onError(m, err)
 		}
 	}()
-	defer rtStop(rt.start(lane))
+	rt.start(lane)
 	err = call(rt.ctxOr(c.ctx), func(ctx context.Context) error { return c.handle(ctx, m) })
 }
 

@@ -418,7 +418,7 @@ func (e *engine) call(t *Task) (err error) {
 			err = &PanicError{Value: v, Stack: debug.Stack()}
 		}
 	}()
-	defer rtStop(t.rtStart())
+	t.rtStart()
 	return t.job.run(t)
 }
 

@@ -116,16 +116,37 @@ func (q *rtQueue) name(k rtKind) string {
 type rtTask struct {
 	context.Context
 	task *trace.Task
+	run  *trace.Region // begun by start, ended with the task, on the goroutine that ran it
 }
 
-// enqueue makes the trace task of a task enqueued with parent as its
-// submitter's context and logs its fields, or returns nil when tracing is
-// off.
-func (q *rtQueue) enqueue(parent context.Context, k rtKind, name string, p Priority, weight int64) *rtTask {
+// enqueueDo makes the trace task of a Semaphore.Do call of weight tokens,
+// with parent as its caller's context and tc its options, and logs its
+// fields, or returns nil when tracing is off. It inlines to the check.
+func (q *rtQueue) enqueueDo(parent context.Context, tc taskConfig, weight int64) *rtTask {
 	if !trace.IsEnabled() {
 		return nil
 	}
-	return q.enqueueTraced(parent, k, name, "", false, p, weight)
+	return q.enqueueDoTraced(parent, tc, weight)
+}
+
+//go:noinline
+func (q *rtQueue) enqueueDoTraced(parent context.Context, tc taskConfig, weight int64) *rtTask {
+	return q.enqueueTraced(parent, rtSemaphore, tc.name, "", false, tc.priority, weight)
+}
+
+// enqueueMsg makes the trace task of a message Consume received, with
+// parent as Consume's context, or returns nil when tracing is off. It
+// inlines to the check.
+func (q *rtQueue) enqueueMsg(parent context.Context, p Priority) *rtTask {
+	if !trace.IsEnabled() {
+		return nil
+	}
+	return q.enqueueMsgTraced(parent, p)
+}
+
+//go:noinline
+func (q *rtQueue) enqueueMsgTraced(parent context.Context, p Priority) *rtTask {
+	return q.enqueueTraced(parent, rtConsume, "", "", false, p, 1)
 }
 
 //go:noinline
@@ -142,7 +163,7 @@ func (q *rtQueue) enqueueTraced(parent context.Context, k rtKind, name, key stri
 	if weight != 1 {
 		trace.Log(ctx, rtLogWeight, strconv.FormatInt(weight, 10))
 	}
-	return &rtTask{ctx, task}
+	return &rtTask{Context: ctx, task: task}
 }
 
 // ctxOr returns the context carrying the trace task, or ctx when r is nil.
@@ -154,28 +175,29 @@ func (r *rtTask) ctxOr(ctx context.Context) context.Context {
 }
 
 // start logs the lane the task starts on and begins its run region, on the
-// goroutine that runs its function; rtStop ends the region.
-func (r *rtTask) start(lane int) *trace.Region {
-	if r == nil {
-		return nil
+// goroutine that runs its function; the task's end, which comes on the
+// same goroutine once the function has returned, ends the region.
+func (r *rtTask) start(lane int) {
+	if r != nil {
+		r.startTraced(lane)
 	}
-	return r.startTraced(lane)
 }
 
 //go:noinline
-func (r *rtTask) startTraced(lane int) *trace.Region {
+func (r *rtTask) startTraced(lane int) {
 	trace.Log(r.Context, rtLogLane, strconv.Itoa(lane))
-	return trace.StartRegion(r.Context, rtRegionRun)
+	r.run = trace.StartRegion(r.Context, rtRegionRun)
 }
 
-// rtStop ends a region begun by start or rtWait, if any.
+// rtStop ends a region begun by rtWait, if any.
 func rtStop(r *trace.Region) {
 	if r != nil {
 		r.End()
 	}
 }
 
-// end logs the task's outcome, state terminal, and ends its trace task.
+// end ends the task's run region, if start began one, logs its outcome,
+// state terminal, and ends its trace task.
 func (r *rtTask) end(state TaskState) {
 	if r != nil {
 		r.endTraced(state)
@@ -184,6 +206,9 @@ func (r *rtTask) end(state TaskState) {
 
 //go:noinline
 func (r *rtTask) endTraced(state TaskState) {
+	if r.run != nil {
+		r.run.End()
+	}
 	trace.Log(r.Context, rtLogOutcome, rtOutcomes[state])
 	r.task.End()
 }
@@ -246,21 +271,21 @@ func (t *Task) rt() *rtTask {
 }
 
 // rtStart logs t's lane and begins its run region, on the goroutine that
-// runs its function. It inlines to the check.
-func (t *Task) rtStart() *trace.Region {
-	if _, ok := t.parent.(*rtTask); ok {
-		return t.rtStartTraced()
+// runs its function; rtEnd, on the same goroutine once the function has
+// returned (or called runtime.Goexit), ends it. It inlines to the check.
+func (t *Task) rtStart() {
+	if r, ok := t.parent.(*rtTask); ok {
+		t.rtStartTraced(r)
 	}
-	return nil
 }
 
 //go:noinline
-func (t *Task) rtStartTraced() *trace.Region {
+func (t *Task) rtStartTraced(r *rtTask) {
 	lane := max(t.slot, 0)
 	if t.lane != nil {
 		lane = t.lane.num
 	}
-	return t.rt().start(lane)
+	r.startTraced(lane)
 }
 
 // rtEnd logs t's outcome and ends its trace task. e.mu is held. It

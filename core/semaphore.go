@@ -177,7 +177,7 @@ func (s *Semaphore) Do(ctx context.Context, n int64, fn func(context.Context) er
 		panic("core: Semaphore.Do with a nil context or function")
 	}
 	tc := newTaskConfig(opts)
-	rt := s.rt.enqueue(ctx, rtSemaphore, tc.name, tc.priority, n)
+	rt := s.rt.enqueueDo(ctx, tc, n)
 	id, err := s.acquire(rt.ctxOr(ctx), n, tc.priority, tc.name)
 	if err != nil {
 		rt.end(TaskCanceled)
@@ -193,7 +193,7 @@ func (s *Semaphore) Do(ctx context.Context, n int64, fn func(context.Context) er
 		rt.endErr(ctx, err)
 		s.release(n)
 	}()
-	defer rtStop(rt.start(0))
+	rt.start(0)
 	err = call(rt.ctxOr(ctx), fn)
 	return err
 }
