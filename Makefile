@@ -19,6 +19,10 @@ BIN      := $(CURDIR)/.bin
 CHROMIUM ?= /usr/bin/chromium
 # The broker the rabbitmq tests start (Debian package rabbitmq-server).
 RABBITMQ_SERVER := /usr/lib/rabbitmq/bin/rabbitmq-server
+# The server the example service's test starts, and promtool (Debian package prometheus).
+PROMETHEUS := /usr/bin/prometheus
+# Modules of their own that the vet and race steps also cover.
+OBSERVE_MODULES := metrics/prom metrics/otel examples/service
 
 # Headless Chromium as root in a container needs these; a fresh profile
 # (--user-data-dir) is made per run by the tools that start it.
@@ -54,8 +58,9 @@ test: test-tools test-fmt test-vet test-race test-rabbitmq test-wasm test-fuzz t
 	@echo "make test: all checks passed"
 
 # Chromium for the wasm and e2e tests, wasmbrowsertest, which runs GOOS=js
-# tests in it, and RabbitMQ for the broker tests (only the package: the
-# tests start their own node, never the system service).
+# tests in it, RabbitMQ for the broker tests and Prometheus for the example
+# service's (only the packages: the tests start their own servers, never
+# the system services).
 test-tools: $(BIN)/wasmbrowsertest $(BIN)/chromium
 	@if [ ! -x "$(RABBITMQ_SERVER)" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -65,6 +70,17 @@ test-tools: $(BIN)/wasmbrowsertest $(BIN)/chromium
 		else \
 			echo "make test needs RabbitMQ at $(RABBITMQ_SERVER): install the Debian package" \
 				"rabbitmq-server (sudo apt-get install rabbitmq-server)" >&2; \
+			exit 1; \
+		fi; \
+	fi
+	@if [ ! -x "$(PROMETHEUS)" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "==> installing Prometheus (Debian package prometheus)"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get update && apt-get install -y prometheus; \
+		else \
+			echo "make test needs Prometheus at $(PROMETHEUS): install the Debian package" \
+				"prometheus (sudo apt-get install prometheus)" >&2; \
 			exit 1; \
 		fi; \
 	fi
@@ -101,20 +117,23 @@ test-fmt:
 		if [ -n "$$files" ]; then echo "gofmt: not formatted:"; echo "$$files"; exit 1; fi)
 
 # go vet both ways, in every module (rabbitmq natively only), and core's imports: the standard
-# library only, never syscall/js (its tests may use more).
+# library only, never syscall/js (its tests may use more: goleak, and x/exp's trace reader).
 test-vet:
 	$(call timed,go vet,$(GO) vet ./... && $(GO) vet -tags e2e ./e2e/ && $(GO) vet -tags 'e2e perf' ./e2e/ && \
 		GOOS=js GOARCH=wasm $(GO) vet ./wasm/... && \
 		(cd rabbitmq && $(GO) vet ./...) && \
+		for m in $(OBSERVE_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done && \
 		cd core && $(GO) vet ./... && GOOS=js GOARCH=wasm $(GO) vet ./... || exit 1; \
 		deps=$$( { $(GO) list -deps ./... | grep -E '^[^/]+\.[^/]+/|^sluice/' | grep -v '^sluice/core'; \
 			GOOS=js GOARCH=wasm $(GO) list -f '{{join .Imports "\n"}}' ./... | grep -x syscall/js; } || true); \
 		if [ -n "$$deps" ]; then echo "core imports outside the standard library:"; echo "$$deps"; exit 1; fi; \
-		mods=$$($(GO) mod edit -json | grep '"Path"' | grep -v -e "\"go.uber.org/goleak\"" -e "\"sluice/core\"" || true); \
-		if [ -n "$$mods" ]; then echo "core's go.mod requires more than goleak:"; echo "$$mods"; exit 1; fi)
+		mods=$$($(GO) mod edit -json | grep '"Path"' | grep -v -e "\"go.uber.org/goleak\"" -e "\"golang.org/x/exp\"" -e "\"sluice/core\"" || true); \
+		if [ -n "$$mods" ]; then echo "core's go.mod requires more than its tests' goleak and x/exp:"; echo "$$mods"; exit 1; fi)
 
 test-race:
-	$(call timed,go test -race,$(GO) test -race -count=1 ./... && cd core && $(GO) test -race -count=1 ./...)
+	$(call timed,go test -race,$(GO) test -race -count=1 ./... && \
+		for m in $(OBSERVE_MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done && \
+		cd core && $(GO) test -race -count=1 ./...)
 
 # The rabbitmq module against real brokers: each test binary starts its own
 # node on loopback (rabbitmq/rabbittest) and stops it by its process id.

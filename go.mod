@@ -1,6 +1,6 @@
 module sluice
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/chromedp/cdproto v0.0.0-20260321001828-e3e3800016bc
@@ -8,6 +8,7 @@ require (
 	github.com/hack-pad/safejs v0.1.0
 	github.com/maxence-charriere/go-app/v9 v9.8.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
 	sluice/core v0.0.0-00010101000000-000000000000
 )
 

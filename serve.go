@@ -6,7 +6,7 @@
 //
 //	go run .                      # build if stale, serve on http://127.0.0.1:8000
 //	go run . -addr 127.0.0.1:0    # any free port; the URL is printed
-//	go run . -build               # rebuild web/app.wasm and web/app.wasm.gz, exit
+//	go run . -build               # rebuild web/app.wasm, web/app.wasm.gz and web/gotrace.wasm, exit
 //	go run . -export dist         # write the playground as a static site, exit
 package main
 
@@ -28,7 +28,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8000", "`host:port` to serve on")
-	build := flag.Bool("build", false, "rebuild web/app.wasm and web/app.wasm.gz, then exit")
+	build := flag.Bool("build", false, "rebuild web/app.wasm, web/app.wasm.gz and web/gotrace.wasm, then exit")
 	export := flag.String("export", "", "write the playground as a static site to `dir`, then exit")
 	flag.Parse()
 	log.SetFlags(0)
@@ -47,9 +47,15 @@ func run(ctx context.Context, addr string, forceBuild bool, export string) error
 		return err
 	}
 	if forceBuild {
-		return buildWasm(".", tc)
+		if err := buildWasm(".", tc); err != nil {
+			return err
+		}
+		return buildWorkerWasm(".", tc)
 	}
 	if err := ensureWasm(".", tc); err != nil {
+		return err
+	}
+	if err := ensureWorkerWasm(".", tc); err != nil {
 		return err
 	}
 	ui.Routes()

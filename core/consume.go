@@ -78,6 +78,7 @@ type consumer[M any] struct {
 	live    atomic.Int64   // goroutines handling messages, the caller's included
 	idle    atomic.Int64   // goroutines waiting for a message
 	ids     atomic.Uint64  // event task ids; only with an observer
+	rt      rtQueue        // its label in execution traces (rtrace.go)
 	drained atomic.Bool    // msgs was seen closed
 	dropped atomic.Bool    // a message was received but not handled
 
@@ -152,8 +153,10 @@ func (c *consumer[M]) run(lane int, m M) {
 		id = c.ids.Add(1)
 		c.event(Enqueued, id, lane, nil)
 	}
+	rt := c.rt.enqueueMsg(c.ctx, c.cfg.priority)
 	s := c.cfg.semaphore
 	if err := c.ctx.Err(); err != nil {
+		rt.end(TaskCanceled)
 		c.drop(m, id, lane, err)
 		return
 	}
@@ -162,7 +165,8 @@ func (c *consumer[M]) run(lane int, m M) {
 			if obs {
 				c.event(Waiting, id, lane, nil)
 			}
-			if err := s.AcquirePriority(c.ctx, 1, c.cfg.priority); err != nil {
+			if err := s.AcquirePriority(rt.ctxOr(c.ctx), 1, c.cfg.priority); err != nil {
+				rt.end(TaskCanceled)
 				c.drop(m, id, lane, err)
 				return
 			}
@@ -171,19 +175,21 @@ func (c *consumer[M]) run(lane int, m M) {
 	if obs {
 		c.event(Started, id, lane, nil)
 	}
-	err := call(func() error { return c.handle(c.ctx, m) }, func() { c.end(m, id, lane, errGoexit) })
-	c.end(m, id, lane, err)
+	rt.start(lane)
+	err := call(func() error { return c.handle(rt.ctxOr(c.ctx), m) }, func() { c.end(m, id, lane, rt, errGoexit) })
+	c.end(m, id, lane, rt, err)
 }
 
 // end finishes a handled message whose handler returned err (errGoexit
 // when it called runtime.Goexit): its terminal event, reported before the
 // token moves, so that an observer never sees the handler it wakes start
 // before this one ended; the token back; then OnError.
-func (c *consumer[M]) end(m M, id uint64, lane int, err error) {
+func (c *consumer[M]) end(m M, id uint64, lane int, rt *rtTask, err error) {
 	if c.cfg.observer != nil {
 		_, kind := outcome(c.ctx.Err(), err)
 		c.event(kind, id, lane, err)
 	}
+	rt.endErr(c.ctx, err)
 	if s := c.cfg.semaphore; s != nil {
 		s.Release(1)
 	}

@@ -41,6 +41,7 @@ type engine struct {
 	sem    *Semaphore  // WithSemaphore: a token per running task
 	keys   laneMap     // the KeyedQueue, for lanes; nil for the others
 	epoch  time.Time
+	rt     rtQueue // its label in execution traces (rtrace.go)
 
 	mu sync.Mutex
 	// ctxMu guards the parts of task contexts that Err may change without
@@ -270,6 +271,7 @@ func (e *engine) numberLocked(t *Task) {
 	t.id = e.nextID
 	e.submitted++
 	t.slot = -1
+	e.rtEnqueue(t)
 	e.ev(Enqueued, t, nil)
 }
 
@@ -557,7 +559,10 @@ func (e *engine) spin() *Task {
 // goroutine held is given up if slot is set (not for a nested task, which
 // runs in its caller's).
 func (e *engine) call(t *Task, slot bool) error {
-	return call(func() error { return t.job.run(t) }, func() { e.goexit(t, slot) })
+	return call(func() error {
+		t.rtStart()
+		return t.job.run(t)
+	}, func() { e.goexit(t, slot) })
 }
 
 // finishLocked ends t, which ran and returned err.
@@ -627,6 +632,7 @@ func (e *engine) endLocked(t *Task, state TaskState, err error) {
 	}
 	t.err = err
 	t.state.Store(uint32(state))
+	t.rtEnd(state)
 	e.cancelCtxLocked(t, doneCanceled)
 	if t.w != nil {
 		e.unwatchLocked(t)

@@ -101,6 +101,7 @@ type Semaphore struct {
 
 	cfg   config
 	epoch time.Time // the clock's time at creation, the origin of aging keys
+	rt    rtQueue   // its label in execution traces (rtrace.go)
 }
 
 // NewSemaphore returns a semaphore with n tokens. It reads the options
@@ -178,8 +179,10 @@ func (s *Semaphore) Do(ctx context.Context, n int64, fn func(context.Context) er
 		panic("core: Semaphore.Do with a nil context or function")
 	}
 	tc := newTaskConfig(opts)
-	id, err := s.acquire(ctx, n, tc.priority, tc.name)
+	rt := s.rt.enqueueDo(ctx, tc, n)
+	id, err := s.acquire(rt.ctxOr(ctx), n, tc.priority, tc.name)
 	if err != nil {
+		rt.end(TaskCanceled)
 		return err
 	}
 	end := func(err error) {
@@ -188,9 +191,11 @@ func (s *Semaphore) Do(ctx context.Context, n int64, fn func(context.Context) er
 			_, kind := outcome(ctx.Err(), err)
 			s.cfg.emit(Event{Kind: kind, Task: id, Name: tc.name, Priority: tc.priority, Weight: n, Err: err})
 		}
+		rt.endErr(ctx, err)
 		s.release(n)
 	}
-	err = call(func() error { return fn(ctx) }, func() { end(errGoexit) })
+	rt.start(0)
+	err = call(func() error { return fn(rt.ctxOr(ctx)) }, func() { end(errGoexit) })
 	end(err)
 	return err
 }
@@ -262,6 +267,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 		s.notify()
 	}
 	s.unlock()
+	defer rtStop(rtWait(ctx))
 
 	var id uint64
 	ev := func(kind EventKind, err error) {

@@ -1,6 +1,6 @@
 module sluice/rabbitmq
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/rabbitmq/amqp091-go v1.16.0

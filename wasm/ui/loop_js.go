@@ -529,7 +529,7 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 		// less often meanwhile saves a good part of the time (the browser
 		// gives wasm one thread).
 		gc := debug.SetGCPercent(400)
-		err := p.sess.LoadTrace(r, name)
+		err := p.loadTrace(ctx, r, name)
 		debug.SetGCPercent(gc)
 		ctx.Dispatch(func(app.Context) {
 			p.reading = ""

@@ -1,0 +1,331 @@
+// Package otel exports a sluice/core primitive's counters and timings as
+// OpenTelemetry instruments, on a MeterProvider passed in: a [Metrics] per
+// primitive, whose asynchronous instruments read its Stats at each
+// collection and whose histograms take task timings from its observer.
+//
+//	m, err := otel.New("jobs", otel.Config{MeterProvider: provider})
+//	q := core.NewWorkQueue(8, m.Option())
+//	m.Watch(q)
+//	defer m.Close()
+//
+// Every measurement carries the attribute sluice.queue, the name given to
+// [New]. The instruments (meter "sluice/metrics/otel"):
+//
+//	sluice.tasks                  counter          {task}  tasks ended, by sluice.outcome: finished, failed, canceled, panicked
+//	sluice.tasks.queued           updowncounter    {task}  tasks accepted and not started (a Semaphore's waiters)
+//	sluice.tasks.running          updowncounter    {task}  tasks running (not for a Semaphore)
+//	sluice.limit                  gauge            {task}  the parallelism or token limit; 0: unlimited
+//	sluice.oldest_pending.age     gauge            s       how long the oldest pending task has waited (queues)
+//	sluice.lanes                  updowncounter    {lane}  live key lanes (KeyedQueue)
+//	sluice.semaphore.tokens.used  updowncounter    {token} tokens held (Semaphore)
+//	sluice.task.wait.duration     histogram        s       from enqueue to start, by sluice.priority
+//	sluice.task.run.duration      histogram        s       from start to end, by sluice.priority (not for a Semaphore)
+//
+// As in sluice/metrics/prom, a queue's counts and gauges come from Stats,
+// a Semaphore's gauges from Stats and its counts from the observer, and
+// Consume's from the observer alone. OpenTelemetry's semantic conventions
+// name no instruments for in-process work queues; these follow their
+// naming rules (dotted lower-case names, UCUM units, no _total suffix).
+package otel
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"sluice/core"
+)
+
+// Config configures [New].
+type Config struct {
+	// MeterProvider makes the meter; required.
+	MeterProvider metric.MeterProvider
+	// Buckets are the histograms' explicit bucket bounds in seconds;
+	// nil: DefaultBuckets.
+	Buckets []float64
+}
+
+// DefaultBuckets are the histograms' bounds, in seconds: 100 µs to about
+// 26 s, each four times the last.
+var DefaultBuckets = []float64{0.0001, 0.0004, 0.0016, 0.0064, 0.0256, 0.1024, 0.4096, 1.6384, 6.5536, 26.2144}
+
+// Metrics records one primitive: a WorkQueue, Processor, KeyedQueue,
+// Semaphore, or one Consume call. Give its observer to the primitive
+// ([Metrics.Option] or [Metrics.Observer]), tell it the primitive
+// ([Metrics.Watch]; not for Consume), and Close it when done. It holds its
+// live tasks in a ring of 4,096 (160 KiB), and those a later task pushed
+// out in a map; an event costs a brief lock, a slot and, for a start or an
+// end, a histogram record. Its methods are safe for concurrent use.
+type Metrics struct {
+	attrs     attribute.Set
+	stats     atomic.Pointer[source]
+	semaphore atomic.Bool
+	outcomes  [4]atomic.Uint64
+
+	wait, run metric.Float64Histogram
+	reg       metric.Registration
+
+	mu      sync.Mutex
+	epoch   time.Time           // event times are kept as offsets from it
+	ring    *[ringSize]liveTask // tasks seen enqueued and not ended, at Task % ringSize
+	live    map[uint64]liveTask // those a later task pushed out of the ring
+	prios   map[core.Priority]metric.RecordOption
+	queued  int64
+	running int64
+}
+
+type source struct {
+	queue func() core.QueueStats
+	sem   func() core.SemaphoreStats
+}
+
+// liveTask is a task seen enqueued and not ended: id 0 is an empty ring
+// slot. Times are offsets from the epoch.
+type liveTask struct {
+	id         uint64
+	enq, start time.Duration
+	prio       core.Priority
+	started    bool
+}
+
+// ringSize is how many live tasks the ring holds by their number, which
+// counts up per primitive; a task still live when the ring comes round to
+// it again moves to the map.
+const ringSize = 4096
+
+var outcomeNames = [4]string{"finished", "failed", "canceled", "panicked"}
+
+// New makes the instruments of the primitive named name on
+// cfg.MeterProvider.
+func New(name string, cfg Config) (*Metrics, error) {
+	if name == "" || cfg.MeterProvider == nil {
+		return nil, errors.New("otel: New needs a name and a MeterProvider")
+	}
+	buckets := cfg.Buckets
+	if buckets == nil {
+		buckets = DefaultBuckets
+	}
+	meter := cfg.MeterProvider.Meter("sluice/metrics/otel")
+	m := &Metrics{
+		attrs: attribute.NewSet(attribute.String("sluice.queue", name)),
+		epoch: time.Now(),
+		ring:  new([ringSize]liveTask),
+		live:  map[uint64]liveTask{},
+		prios: map[core.Priority]metric.RecordOption{},
+	}
+	var err error
+	var errs []error
+	add := func(e error) {
+		if e != nil {
+			errs = append(errs, e)
+		}
+	}
+	m.wait, err = meter.Float64Histogram("sluice.task.wait.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time from a task's enqueue to its start."), metric.WithExplicitBucketBoundaries(buckets...))
+	add(err)
+	m.run, err = meter.Float64Histogram("sluice.task.run.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time from a task's start to its end."), metric.WithExplicitBucketBoundaries(buckets...))
+	add(err)
+	tasks, err := meter.Int64ObservableCounter("sluice.tasks", metric.WithUnit("{task}"),
+		metric.WithDescription("Tasks ended, by outcome: finished, failed, canceled or panicked."))
+	add(err)
+	queued, err := meter.Int64ObservableUpDownCounter("sluice.tasks.queued", metric.WithUnit("{task}"),
+		metric.WithDescription("Tasks accepted and not started (a semaphore's waiters)."))
+	add(err)
+	running, err := meter.Int64ObservableUpDownCounter("sluice.tasks.running", metric.WithUnit("{task}"),
+		metric.WithDescription("Tasks running."))
+	add(err)
+	limit, err := meter.Int64ObservableGauge("sluice.limit", metric.WithUnit("{task}"),
+		metric.WithDescription("The limit on running tasks or held tokens; 0 means unlimited."))
+	add(err)
+	oldest, err := meter.Float64ObservableGauge("sluice.oldest_pending.age", metric.WithUnit("s"),
+		metric.WithDescription("How long the oldest pending task has waited."))
+	add(err)
+	lanes, err := meter.Int64ObservableUpDownCounter("sluice.lanes", metric.WithUnit("{lane}"),
+		metric.WithDescription("Live key lanes of a keyed queue."))
+	add(err)
+	tokens, err := meter.Int64ObservableUpDownCounter("sluice.semaphore.tokens.used", metric.WithUnit("{token}"),
+		metric.WithDescription("Tokens held."))
+	add(err)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	outcomeSets := [4]metric.ObserveOption{}
+	for i, o := range outcomeNames {
+		outcomeSets[i] = metric.WithAttributes(attribute.String("sluice.queue", name), attribute.String("sluice.outcome", o))
+	}
+	at := metric.WithAttributeSet(m.attrs)
+	m.reg, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		counts := [4]uint64{}
+		for i := range counts {
+			counts[i] = m.outcomes[i].Load()
+		}
+		src := m.stats.Load()
+		switch {
+		case src != nil && src.queue != nil:
+			st := src.queue()
+			counts = [4]uint64{st.Succeeded, st.Failed, st.Canceled, st.Panicked}
+			o.ObserveInt64(queued, int64(st.Pending), at)
+			o.ObserveInt64(running, int64(st.Running), at)
+			o.ObserveInt64(limit, int64(st.Parallelism), at)
+			o.ObserveFloat64(oldest, st.OldestPending.Seconds(), at)
+			o.ObserveInt64(lanes, int64(st.Lanes), at)
+		case src != nil && src.sem != nil:
+			st := src.sem()
+			o.ObserveInt64(queued, int64(st.Waiters), at)
+			o.ObserveInt64(limit, st.Limit, at)
+			o.ObserveInt64(tokens, st.InUse, at)
+		default:
+			m.mu.Lock()
+			q, r := m.queued, m.running
+			m.mu.Unlock()
+			o.ObserveInt64(queued, q, at)
+			o.ObserveInt64(running, r, at)
+		}
+		for i, n := range counts {
+			o.ObserveInt64(tasks, int64(n), outcomeSets[i])
+		}
+		return nil
+	}, tasks, queued, running, limit, oldest, lanes, tokens)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Watch tells m the primitive it records: anything with Stats()
+// core.QueueStats (WorkQueue, Processor, KeyedQueue) or a *core.Semaphore.
+// Call it before the primitive's first task; not for Consume. It panics
+// for anything else, and returns m.
+func (m *Metrics) Watch(p any) *Metrics {
+	switch p := p.(type) {
+	case interface{ Stats() core.QueueStats }:
+		m.stats.Store(&source{queue: p.Stats})
+	case interface{ Stats() core.SemaphoreStats }:
+		m.semaphore.Store(true)
+		m.stats.Store(&source{sem: p.Stats})
+	default:
+		panic("otel: Watch of a value without Stats")
+	}
+	return m
+}
+
+// Close unregisters the asynchronous instruments' callback: the primitive
+// is no longer read. It does not block.
+func (m *Metrics) Close() error { return m.reg.Unregister() }
+
+// Option returns core.WithObserver of m's observer.
+func (m *Metrics) Option() core.Option { return core.WithObserver(m.Observer(nil)) }
+
+// Observer returns the observer to give the primitive: it records each
+// event, then calls next, if not nil.
+func (m *Metrics) Observer(next func(core.Event)) func(core.Event) {
+	if next == nil {
+		return m.observe
+	}
+	return func(e core.Event) {
+		m.observe(e)
+		next(e)
+	}
+}
+
+func (m *Metrics) observe(e core.Event) {
+	switch e.Kind {
+	case core.Enqueued:
+		at := e.Time.Sub(m.epoch)
+		m.mu.Lock()
+		s := &m.ring[e.Task%ringSize]
+		if s.id != 0 {
+			m.live[s.id] = *s // still live: out of the ring's way
+		}
+		*s = liveTask{id: e.Task, enq: at, prio: e.Priority}
+		m.queued++
+		m.mu.Unlock()
+	case core.Started:
+		at := e.Time.Sub(m.epoch)
+		m.mu.Lock()
+		lt, ok := m.findLocked(e.Task)
+		if !ok {
+			m.mu.Unlock()
+			return
+		}
+		m.queued--
+		enq, opt := lt.enq, m.prioLocked(lt.prio)
+		if m.semaphore.Load() {
+			*lt = liveTask{} // a release names no task
+		} else {
+			lt.start, lt.started = at, true
+			m.running++
+		}
+		m.mu.Unlock()
+		m.wait.Record(context.Background(), (at - enq).Seconds(), opt)
+	case core.Finished, core.Failed, core.Canceled, core.Panicked:
+		m.outcomes[outcomeIndex(e.Kind)].Add(1)
+		if e.Task == 0 {
+			return
+		}
+		at := e.Time.Sub(m.epoch)
+		m.mu.Lock()
+		lt, ok := m.findLocked(e.Task)
+		if !ok {
+			m.mu.Unlock()
+			return
+		}
+		t := *lt
+		*lt = liveTask{}
+		if !t.started {
+			m.queued--
+			m.mu.Unlock()
+			return
+		}
+		m.running--
+		opt := m.prioLocked(t.prio)
+		m.mu.Unlock()
+		m.run.Record(context.Background(), (at - t.start).Seconds(), opt)
+	}
+}
+
+// findLocked returns the live task id, in its ring slot: a task a later
+// one pushed out into the map swaps places with that one. m.mu is held.
+func (m *Metrics) findLocked(id uint64) (*liveTask, bool) {
+	s := &m.ring[id%ringSize]
+	if s.id == id {
+		return s, true
+	}
+	lt, ok := m.live[id]
+	if !ok {
+		return nil, false
+	}
+	delete(m.live, id)
+	if s.id != 0 {
+		m.live[s.id] = *s
+	}
+	*s = lt
+	return s, true
+}
+
+func (m *Metrics) prioLocked(p core.Priority) metric.RecordOption {
+	o, ok := m.prios[p]
+	if !ok {
+		o = metric.WithAttributeSet(attribute.NewSet(append(m.attrs.ToSlice(), attribute.Int("sluice.priority", int(p)))...))
+		m.prios[p] = o
+	}
+	return o
+}
+
+func outcomeIndex(k core.EventKind) int {
+	switch k {
+	case core.Finished:
+		return 0
+	case core.Failed:
+		return 1
+	case core.Canceled:
+		return 2
+	}
+	return 3
+}

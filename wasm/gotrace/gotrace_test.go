@@ -1,0 +1,146 @@
+package gotrace_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	rtrace "runtime/trace"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"sluice/core"
+	"sluice/core/trace"
+	"sluice/wasm/gotrace"
+)
+
+func TestMain(m *testing.M) {
+	// Under GOOS=js the runtime parks a goroutine in runtime.handleEvent
+	// while JavaScript calls into Go; it belongs to the runtime.
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("runtime.handleEvent"))
+}
+
+// record runs a small service's work while tracing and returns the trace.
+func record(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := rtrace.Start(&buf); err != nil {
+		t.Fatal(err)
+	}
+	ctx, other := rtrace.NewTask(context.Background(), "http.request")
+	q := core.NewWorkQueue(1)
+	hold := make(chan struct{})
+	first, _ := q.Submit(ctx, func(context.Context) error { <-hold; return nil }, core.WithName("first"))
+	second, _ := q.Submit(ctx, func(context.Context) error { return errors.New("no") }, core.WithPriority(core.High))
+	time.Sleep(20 * time.Millisecond) // the second task's wait: at least this, as the timeline must show
+	close(hold)
+	first.Wait(ctx)
+	second.Wait(ctx)
+	q.Close()
+	k := core.NewKeyedQueue[string]()
+	for _, key := range []string{"alice", "bob", "alice"} {
+		k.Do(ctx, key, func(context.Context) error { return nil })
+	}
+	k.Close()
+	s := core.NewSemaphore(3)
+	s.Do(ctx, 2, func(context.Context) error { return nil })
+	other.End()
+	rtrace.Stop()
+	return buf.Bytes()
+}
+
+func TestConvert(t *testing.T) {
+	data := record(t)
+	res, err := gotrace.Convert(bytes.NewReader(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tasks != 6 {
+		t.Errorf("%d tasks, want 6 (2 WorkQueue, 3 KeyedQueue, 1 Semaphore)", res.Tasks)
+	}
+	rec, err := trace.ReadJSON(bytes.NewReader(res.JSON))
+	if err != nil {
+		t.Fatalf("the JSON does not read back: %v", err)
+	}
+	snap := rec.Snapshot(time.Time{})
+	var lanes []string
+	for _, l := range snap.Lanes {
+		lanes = append(lanes, l.Name)
+	}
+	for _, want := range []string{"· slot 1", "· alice", "· bob", "· holder 1"} {
+		if !slices.ContainsFunc(lanes, func(s string) bool { return strings.HasSuffix(s, want) }) {
+			t.Errorf("lanes %q: none ends in %q", lanes, want)
+		}
+	}
+	if st := snap.Stats; st.Succeeded != 5 || st.Failed != 1 {
+		t.Errorf("stats %+v: want 5 succeeded, 1 failed", st)
+	}
+	var waited time.Duration
+	for _, task := range snap.Tasks {
+		if task.Priority == core.High {
+			waited = task.Started.Sub(task.Enqueued)
+			if task.State != core.TaskFailed {
+				t.Errorf("the high-priority task ended %v, want failed", task.State)
+			}
+		}
+	}
+	if waited < 20*time.Millisecond {
+		t.Errorf("the second task waited %v on the timeline, want at least the 20 ms it was held", waited)
+	}
+	for _, want := range []string{"WorkQueue 1 ×2", "KeyedQueue 1 ×3", "Semaphore 1 ×1"} {
+		if !strings.Contains(res.Summary, want) {
+			t.Errorf("summary %q does not mention %q", res.Summary, want)
+		}
+	}
+	for _, want := range []string{"goroutines", "proc", "http.request ×1"} {
+		if !strings.Contains(res.Omitted, want) {
+			t.Errorf("omitted %q does not mention %q", res.Omitted, want)
+		}
+	}
+}
+
+func TestConvertErrors(t *testing.T) {
+	data := record(t)
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"cut short", data[:len(data)*2/3], "cut short"},
+		{"not a trace", []byte("go 1.26 tracx\x00\x00\x00 nothing"), "not a Go execution trace"},
+		{"another version", []byte("go 1.99 trace\x00\x00\x00"), "Go version"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := gotrace.Convert(bytes.NewReader(c.data), nil)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Convert: %v, want an error saying %q", err, c.want)
+			}
+		})
+	}
+	if !gotrace.IsGoTrace(data) || gotrace.IsGoTrace([]byte(`{"traceEvents":[]}`)) {
+		t.Error("IsGoTrace: wrong on a trace or on JSON")
+	}
+}
+
+// TestConvertFile converts the trace in $SLUICE_GOTRACE, if set: a check
+// by hand on a real service's snapshot.
+func TestConvertFile(t *testing.T) {
+	path := os.Getenv("SLUICE_GOTRACE")
+	if path == "" {
+		t.Skip("SLUICE_GOTRACE not set")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := gotrace.Convert(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d tasks, %d events; %s Not shown: %s", res.Tasks, res.Events, res.Summary, res.Omitted)
+}
