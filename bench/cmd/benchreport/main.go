@@ -30,6 +30,7 @@ func main() {
 	stat := flag.String("stat", "", "benchstat output of the same run (optional)")
 	cmd := flag.String("cmd", "", "the commands that produced the run, for the report")
 	out := flag.String("out", "BENCHMARKS.md", "where to write the report")
+	scaleOnly := flag.Bool("scale-only", false, "replace only the Scaling section of the report in -out with the BenchmarkScale results in -raw")
 	flag.Parse()
 	if *raw == "" {
 		log.Fatal("benchreport: -raw is required")
@@ -42,6 +43,13 @@ func main() {
 	run, err := parse(f)
 	if err != nil {
 		log.Fatalf("benchreport: %s: %v", *raw, err)
+	}
+	if *scaleOnly {
+		if err := replaceScale(*out, run); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("benchreport: wrote the Scaling section of %s\n", *out)
+		return
 	}
 	var table []byte
 	if *stat != "" {
@@ -220,6 +228,7 @@ func render(r run, ts, footnote []target, table, cmd string) string {
 	fmt.Fprintf(&b, "comments in `bench/` say exactly what each one runs.\n\n")
 	writeTable(&b, r, ts)
 	writeWork(&b, r)
+	writeScale(&b, r, runtime.NumCPU())
 	var why []string
 	for _, t := range slices.Concat(ts, footnote) {
 		if t.eval(r).status != "miss" {
@@ -317,4 +326,33 @@ func num(v float64) string {
 	default:
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
+}
+
+// replaceScale rewrites the Scaling section of the report at path with
+// r's BenchmarkScale results, adding it before "## Why the misses" (or at
+// the end) if the report has none.
+func replaceScale(path string, r run) error {
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	writeScale(&b, r, runtime.NumCPU())
+	sec := b.String()
+	if sec == "" {
+		return fmt.Errorf("benchreport: no BenchmarkScale results")
+	}
+	doc := string(old)
+	if i := strings.Index(doc, "\n## Scaling\n"); i >= 0 {
+		end := len(doc)
+		if j := strings.Index(doc[i+1:], "\n## "); j >= 0 {
+			end = i + 1 + j
+		}
+		doc = doc[:i] + sec + doc[end:]
+	} else if i := strings.Index(doc, "\n## Why the misses"); i >= 0 {
+		doc = doc[:i] + sec + doc[i:]
+	} else {
+		doc += sec
+	}
+	return os.WriteFile(path, []byte(doc), 0o644)
 }

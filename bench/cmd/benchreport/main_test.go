@@ -87,3 +87,27 @@ func TestCommas(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteScale checks that the Scaling section has a table for a core
+// count the run measured and says "not measured" for one past the
+// machine's cores.
+func TestWriteScale(t *testing.T) {
+	r, err := parse(strings.NewReader(`BenchmarkScale/procs=2/semaphore/limit=1/g=2/sluice-2 	 100	 900 ns/op
+BenchmarkScale/procs=2/semaphore/limit=1/g=2/xsync-2 	 100	 1000 ns/op
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeScale(&b, r, 2)
+	got := b.String()
+	for _, want := range []string{
+		"### 2 cores",
+		"| Semaphore limit 1, 2 goroutines holding ~1 µs, against x/sync | 900 ns/op | `xsync` 1000 | 0.90x | ≤ 1.0x | pass |",
+		"### 16 cores\n\nNot measured here: this machine has 2 cores.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Scaling section lacks %q; got:\n%s", want, got)
+		}
+	}
+}

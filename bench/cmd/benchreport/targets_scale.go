@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// scaleProcs are the core counts BenchmarkScale runs at, when the machine
+// has them.
+var scaleProcs = []int{2, 4, 8, 16}
+
+// scaleTargets are issue's scaling targets at GOMAXPROCS=p, on the
+// benchmarks of BenchmarkScale (bench/scale_test.go).
+func scaleTargets(p int) []target {
+	pre := "Scale/procs=" + strconv.Itoa(p) + "/"
+	var ts []target
+	forms := []struct{ name, words string }{
+		{"sluice-go", "`Go`, Background"},
+		{"sluice-go-cancel", "`Go`, shared cancellable ctx"},
+		{"sluice-submit", "`Submit`, shared cancellable ctx"},
+		{"sluice-processor", "`Processor.Submit`"},
+		{"sluice-go-owncancel", "`Go`, each task its own `context.WithCancel`"},
+	}
+	for _, subs := range []int{1, p} {
+		for _, f := range forms {
+			w := pre + "work=20us/subs=" + strconv.Itoa(subs) + "/"
+			ts = append(ts, target{
+				what:  fmt.Sprintf("WorkQueue ~20 µs tasks, %d submitter(s): %s, against a channel + %d workers", subs, f.words, p),
+				bench: w + f.name, peers: []string{w + "channel"}, unit: "ns/op", max: 1.1,
+			})
+		}
+		for _, f := range forms {
+			w := pre + "work=1us/subs=" + strconv.Itoa(subs) + "/"
+			ts = append(ts, target{
+				what:  fmt.Sprintf("WorkQueue ~1 µs tasks, %d submitter(s): %s, against pond `Go`", subs, f.words),
+				bench: w + f.name, peers: []string{w + "pond-go"}, unit: "ns/op", max: 1.0,
+			})
+		}
+		w := pre + "work=1us/subs=" + strconv.Itoa(subs) + "/"
+		ts = append(ts,
+			target{
+				what:  fmt.Sprintf("WorkQueue ~1 µs tasks, %d submitter(s): observed against unobserved `Go`", subs),
+				bench: w + "sluice-go-observed", peers: []string{w + "sluice-go"}, unit: "ns/op", max: 1.3,
+			},
+			target{
+				what:  fmt.Sprintf("WorkQueue ~1 µs tasks, %d submitter(s): a task with its own `context.WithCancel` against a shared ctx (wall time)", subs),
+				bench: w + "sluice-go-owncancel", peers: []string{w + "sluice-go-cancel"}, unit: "ns/op", max: 1.1,
+			},
+			target{
+				what:  fmt.Sprintf("WorkQueue ~1 µs tasks, %d submitter(s): allocations of a task with its own `context.WithCancel` (3 of them the caller's: the context, its cancel function, the task's closure)", subs),
+				bench: w + "sluice-go-owncancel", unit: "allocs/op", max: 6,
+			},
+		)
+		if p == 16 && subs == p {
+			ts = append(ts, target{
+				what:  "WorkQueue ~1 µs tasks, 16 submitters at 16 cores: `Go` at ≥ 2 million tasks/s (≤ 500 ns a task)",
+				bench: w + "sluice-go", unit: "ns/op", max: 500,
+			})
+		}
+	}
+	keyedMax := 1.2
+	if p >= 16 {
+		keyedMax = 2
+	}
+	for _, keys := range []string{"10", "10000", "1000000"} {
+		for _, subs := range []int{1, p} {
+			k := pre + "keyed/keys=" + keys + "/subs=" + strconv.Itoa(subs) + "/"
+			ts = append(ts, target{
+				what:  fmt.Sprintf("KeyedQueue ~1 µs events over %s keys, %d submitter(s), against `hash(key) %% %d` channel workers", keys, subs, p),
+				bench: k + "sluice", peers: []string{k + "hashN"}, unit: "ns/op", max: keyedMax,
+			})
+		}
+	}
+	for _, limit := range []string{"1", "4"} {
+		for _, g := range []string{"2", "8", "64", "1024"} {
+			s := pre + "semaphore/limit=" + limit + "/g=" + g + "/"
+			ts = append(ts, target{
+				what:  fmt.Sprintf("Semaphore limit %s, %s goroutines holding ~1 µs, against x/sync", limit, g),
+				bench: s + "sluice", peers: []string{s + "xsync"}, unit: "ns/op", max: 1.0,
+			})
+		}
+	}
+	return ts
+}
+
+// writeScale writes a table per core count of BenchmarkScale's targets,
+// and says which core counts this run could not measure.
+func writeScale(b *strings.Builder, r run, cores int) {
+	measured := false
+	for name := range r.metrics {
+		if strings.HasPrefix(name, "Scale/") {
+			measured = true
+			break
+		}
+	}
+	if !measured {
+		return
+	}
+	fmt.Fprintf(b, "\n## Scaling\n\n")
+	fmt.Fprintf(b, "`BenchmarkScale` at each core count (GOMAXPROCS) the machine has: parallelism is the\n")
+	fmt.Fprintf(b, "core count, and tasks come from 1 submitter or one per core (see its doc comment).\n")
+	for _, p := range scaleProcs {
+		fmt.Fprintf(b, "\n### %d cores\n\n", p)
+		if p > cores {
+			fmt.Fprintf(b, "Not measured here: this machine has %d cores.\n", cores)
+			continue
+		}
+		writeTable(b, r, scaleTargets(p))
+	}
+}
