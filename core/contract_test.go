@@ -493,3 +493,47 @@ func TestIdleQueueMemory(t *testing.T) {
 		})
 	})
 }
+
+// TestObserverOneCallAtATime checks that a Semaphore's and a Consume's
+// observer, like a queue's, is never called from two goroutines at once.
+func TestObserverOneCallAtATime(t *testing.T) {
+	var in, overlaps atomic.Int64
+	obs := func(core.Event) {
+		if in.Add(1) > 1 {
+			overlaps.Add(1)
+		}
+		runtime.Gosched()
+		in.Add(-1)
+	}
+	t.Run("Semaphore", func(t *testing.T) {
+		overlaps.Store(0)
+		s := core.NewSemaphore(4, core.WithObserver(obs))
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for range 200 {
+					s.Do(context.Background(), 1, func(context.Context) error { return nil })
+				}
+			})
+		}
+		wg.Wait()
+		if n := overlaps.Load(); n != 0 {
+			t.Errorf("observer calls overlapped %d times, want 0", n)
+		}
+	})
+	t.Run("Consume", func(t *testing.T) {
+		overlaps.Store(0)
+		msgs := make(chan int)
+		go func() {
+			for i := range 2000 {
+				msgs <- i
+			}
+			close(msgs)
+		}()
+		core.Consume(context.Background(), msgs, func(context.Context, int) error { return nil },
+			core.WithConcurrency(8), core.WithObserver(obs))
+		if n := overlaps.Load(); n != 0 {
+			t.Errorf("observer calls overlapped %d times, want 0", n)
+		}
+	})
+}

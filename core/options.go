@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,11 +30,7 @@ type config struct {
 	semaphore     *Semaphore    // every queue, and Consume
 	priority      Priority      // Consume, on semaphore
 	onError       any           // Consume: func(M, error)
-	// emitting holds a token while emit calls the observer, so that the
-	// calls come one at a time. A channel rather than a mutex: a goroutine
-	// waiting on it is durably blocked in a testing/synctest bubble, while
-	// the observer, say, sleeps.
-	emitting chan struct{}
+	emitting      *serial       // with an observer: emit's calls one at a time
 }
 
 // DefaultIdleTimeout is how long a KeyedQueue lane stays without work before
@@ -48,7 +45,7 @@ func newConfig(opts []Option) config {
 		}
 	}
 	if c.observer != nil {
-		c.emitting = make(chan struct{}, 1)
+		c.emitting = &serial{wake: make(chan struct{}, 1)}
 	}
 	return c
 }
@@ -64,8 +61,8 @@ func (c *config) emit(e Event) {
 	if e.Time.IsZero() {
 		e.Time = c.clock.Now()
 	}
-	c.emitting <- struct{}{}
-	defer func() { <-c.emitting }()
+	c.emitting.lock()
+	defer c.emitting.unlock()
 	c.observer(e)
 }
 
@@ -201,4 +198,32 @@ func WithPriority(p Priority) PriorityOption { return PriorityOption{p} }
 // WithName labels a task for observers: it is the Name of the task's events.
 func WithName(name string) TaskOption {
 	return taskOptionFunc(func(t *taskConfig) { t.name = name })
+}
+
+// serial is a mutex whose waiters block on a channel, so that in a
+// testing/synctest bubble they are durably blocked (a sync.Mutex waiter is
+// not, and a bubble whose observer sleeps would never advance its clock).
+// Uncontended it is one compare-and-swap to lock and one swap to unlock.
+// state is 0 when free, 1 when held, 2 when held and someone may wait.
+type serial struct {
+	state atomic.Int32
+	wake  chan struct{} // one slot: a wake-up for a waiter, which then tries again
+}
+
+func (l *serial) lock() {
+	if l.state.CompareAndSwap(0, 1) {
+		return
+	}
+	for l.state.Swap(2) != 0 {
+		<-l.wake
+	}
+}
+
+func (l *serial) unlock() {
+	if l.state.Swap(0) == 2 {
+		select {
+		case l.wake <- struct{}{}:
+		default: // a wake-up is pending already; its waiter tries again
+		}
+	}
 }
