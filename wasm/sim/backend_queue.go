@@ -151,29 +151,10 @@ func (b *queueBackend) setLimit(r *Runner, n int) error {
 	return nil
 }
 
-// drain starts the queue's Drain. The work queue and processor switch to
-// draining before they look at the context, so a context that has already
-// ended makes Drain return at once; the keyed queue looks at the context
-// first, so it drains on a goroutine of the runner's, blocked until the
-// queue stops. Completion shows as the Closed event.
-func (b *queueBackend) drain(r *Runner) {
-	if !b.keyed {
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		b.q.Drain(ctx)
-		return
-	}
-	r.mu.Lock()
-	r.aux++ // until the goroutine is about to call Drain
-	r.mu.Unlock()
-	r.spawn(func() {
-		r.mu.Lock()
-		r.aux--
-		r.gen++
-		r.mu.Unlock()
-		b.q.Drain(context.Background())
-	})
-}
+// drain starts the queue's Drain on a goroutine of the runner's, blocked
+// until the queue stops (Drain with a context that has already ended
+// changes nothing). Completion shows as the Closed event.
+func (b *queueBackend) drain(r *Runner) { r.drainAsync(b.q.Drain) }
 
 // close closes the queue with closeQueues.
 func (b *queueBackend) close(r *Runner) { r.closeQueues(func() { b.q.Close() }) }

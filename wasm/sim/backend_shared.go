@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"context"
 	"fmt"
 
 	"sluice/core"
@@ -142,14 +141,11 @@ func (b *sharedBackend) drained(r *Runner) bool {
 
 func (b *sharedBackend) setLimit(r *Runner, n int) error { return r.setSharedLimit(b.sem, n) }
 
-// drain starts every queue's Drain. A work queue switches to draining
-// before it looks at the context, so a context that has already ended
-// makes Drain return at once; completion shows as each queue's Closed.
+// drain starts every queue's Drain, each on a goroutine of the runner's;
+// completion shows as each queue's Closed.
 func (b *sharedBackend) drain(r *Runner) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
 	for _, sq := range b.queues {
-		sq.q.Drain(ctx)
+		r.drainAsync(sq.q.Drain)
 	}
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -728,6 +729,23 @@ const (
 	settlePoll    = 50 * time.Microsecond
 	settleSpins   = 1_000_000
 )
+
+// drainAsync calls drain with a context that does not end, on a goroutine
+// of the runner's: the run is busy (aux) until the goroutine is about to
+// call it, so that settle does not take the run for at rest before the
+// queue is draining.
+func (r *Runner) drainAsync(drain func(context.Context) error) {
+	r.mu.Lock()
+	r.aux++
+	r.mu.Unlock()
+	r.spawn(func() {
+		r.mu.Lock()
+		r.aux--
+		r.gen++
+		r.mu.Unlock()
+		drain(context.Background())
+	})
+}
 
 func (r *Runner) giveUp() {
 	r.mu.Lock()
