@@ -382,22 +382,14 @@ func (t *Task) cause() error {
 // pending tasks, and leaves when there are none, the limit shrank below
 // the slots in use, or the queue is closing.
 func (e *engine) work(t *Task) {
-	slot := t.slot
 	for t != nil {
+		slot := t.slot
 		if t.at == atTaken {
 			switch e.acquireToken(t) {
 			case tokCanceled:
 				e.mu.Lock()
 				e.endLocked(t, TaskCanceled, t.cause())
-				var spin bool
-				t, spin = e.leaveOrNextLocked(slot)
-				e.unlock()
-				if spin {
-					t = e.spin()
-				}
-				if t != nil {
-					slot = t.slot
-				}
+				t = e.next(slot)
 				continue
 			case tokRequeued:
 				e.mu.Lock()
@@ -410,16 +402,20 @@ func (e *engine) work(t *Task) {
 		e.mu.Lock()
 		e.finishLocked(t, err)
 		e.giveTokenLocked(t)
-		var spin bool
-		t, spin = e.leaveOrNextLocked(slot)
-		e.unlock()
-		if spin {
-			t = e.spin()
-		}
-		if t != nil {
-			slot = t.slot
-		}
+		t = e.next(slot)
 	}
+}
+
+// next returns the worker's next task, taken into a slot, or nil when the
+// worker is to exit: the one pending, or one found spinning. e.mu is held
+// on entry and released on return.
+func (e *engine) next(slot int) *Task {
+	t, spin := e.leaveOrNextLocked(slot)
+	e.unlock()
+	if spin {
+		t = e.spin()
+	}
+	return t
 }
 
 // giveTokenLocked gives back the shared token t, ended, held, if any, with
