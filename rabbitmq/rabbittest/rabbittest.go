@@ -62,11 +62,38 @@ type Node struct {
 	exited chan struct{} // closed when cmd has been waited for
 }
 
+// Option configures a node started by [Start].
+type Option func(*options)
+
+type options struct {
+	conf     string
+	advanced string
+}
+
+// Conf adds lines to the node's rabbitmq.conf (the new-style configuration
+// file: "key = value" lines), such as "consumer_timeout = 2000".
+func Conf(lines string) Option {
+	return func(o *options) { o.conf += lines + "\n" }
+}
+
+// Advanced sets the node's advanced.config: an Erlang term, for settings
+// rabbitmq.conf has no key for, such as
+// "[{rabbit, [{channel_tick_interval, 100}]}]." (how often a channel checks
+// its consumers' acknowledgement timeout).
+func Advanced(term string) Option {
+	return func(o *options) { o.advanced = term }
+}
+
 // Start starts a node and blocks until it accepts AMQP connections, ctx
 // ends or StartTimeout passes. On failure nothing is left running and the
 // error says why (ErrNotInstalled when the package is missing, otherwise
-// with the end of the node's log).
-func Start(ctx context.Context) (*Node, error) {
+// with the end of the node's log). Options configure the node; without
+// any it runs with the broker's defaults.
+func Start(ctx context.Context, opts ...Option) (*Node, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if _, err := os.Stat(Server); err != nil {
 		return nil, ErrNotInstalled
 	}
@@ -88,6 +115,15 @@ func Start(ctx context.Context) (*Node, error) {
 	if err := os.WriteFile(plugins, []byte("[rabbitmq_consistent_hash_exchange].\n"), 0o644); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("rabbittest: %w", err)
+	}
+	for name, text := range map[string]string{"rabbitmq.conf": o.conf, "advanced.config": o.advanced} {
+		if text == "" {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("rabbittest: %w", err)
+		}
 	}
 	envFile := filepath.Join(dir, "rabbitmq-env.conf")
 	if err := os.WriteFile(envFile, nil, 0o644); err != nil {
@@ -137,6 +173,39 @@ func (n *Node) Kill() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.kill()
+}
+
+// Freeze stops the node with SIGSTOP, as a hung broker: it keeps its
+// connections open and answers nothing, until Thaw. Freezing a stopped
+// node does nothing.
+func (n *Node) Freeze() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd != nil {
+		n.cmd.Process.Signal(syscall.SIGSTOP)
+	}
+}
+
+// Thaw resumes a node stopped by Freeze (SIGCONT).
+func (n *Node) Thaw() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd != nil {
+		n.cmd.Process.Signal(syscall.SIGCONT)
+	}
+}
+
+// Ctl runs rabbitmqctl against the node with args (such as
+// "close_all_connections", "test") and returns its output. It blocks until
+// rabbitmqctl exits (a second or two: it starts an Erlang VM) or ctx ends.
+func (n *Node) Ctl(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(filepath.Dir(Server), "rabbitmqctl"), args...)
+	cmd.Env = n.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("rabbittest: rabbitmqctl %s: %w: %s", strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
 }
 
 // Restart starts the node again after Kill, on the same ports and with the
