@@ -329,8 +329,8 @@ func (c *Consumer) handOver(ctx context.Context, l *link, p *partition) error {
 
 // rebalance hands over the partitions this process is the active
 // consumer of beyond its share, ceil(partitions/N), N being the most
-// consumers a partition has: as many processes subscribe to every
-// partition, N is how many processes consume the exchange. It counts the
+// consumers two of its partitions have: as every process subscribes to
+// every partition, N is how many processes consume the exchange. It counts the
 // consumers on l's channel, which a failure closes: it then opens another
 // and tries again on the next call.
 func (c *Consumer) rebalance(l *link, parts []*partition) {
@@ -348,8 +348,12 @@ func (c *Consumer) rebalance(l *link, parts []*partition) {
 			return
 		}
 	}
+	// Two of this process's partitions are enough to count the processes
+	// (a process handing one over leaves it a moment): a broker under load
+	// answers each declaration in milliseconds.
+	rand.Shuffle(len(mine), func(i, j int) { mine[i], mine[j] = mine[j], mine[i] })
 	n := 1
-	for _, p := range parts {
+	for _, p := range mine[:2] {
 		q, err := l.ch.QueueDeclarePassive(p.queue, true, false, false, false, nil)
 		if err != nil {
 			return
@@ -360,7 +364,6 @@ func (c *Consumer) rebalance(l *link, parts []*partition) {
 	if len(mine) <= share {
 		return
 	}
-	rand.Shuffle(len(mine), func(i, j int) { mine[i], mine[j] = mine[j], mine[i] })
 	for _, p := range mine[share:] {
 		p.releasing.Store(true)
 		select {

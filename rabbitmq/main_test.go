@@ -93,9 +93,15 @@ func (b *broker) publish(queue string, n int) {
 // message i with routing key key(i), and waits for every confirm.
 func (b *broker) publishTo(exchange string, key func(int) string, n int) {
 	b.t.Helper()
+	b.publishFrom(exchange, key, 0, n)
+}
+
+// publishFrom is publishTo for bodies from..from+n-1.
+func (b *broker) publishFrom(exchange string, key func(int) string, from, n int) {
+	b.t.Helper()
 	ctx := context.Background()
 	confs := make([]*amqp.DeferredConfirmation, 0, n)
-	for i := range n {
+	for i := from; i < from+n; i++ {
 		c, err := b.ch.PublishWithDeferredConfirmWithContext(ctx, exchange, key(i), true, false,
 			amqp.Publishing{DeliveryMode: amqp.Persistent, Body: []byte(strconv.Itoa(i))})
 		if err != nil {
