@@ -12,6 +12,8 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 	"go.uber.org/goleak"
 
+	"sluice/core"
+
 	"sluice/rabbitmq/rabbittest"
 )
 
@@ -191,5 +193,16 @@ func result(t *testing.T, errc <-chan error, timeout time.Duration) error {
 	case <-time.After(timeout):
 		t.Fatalf("Run did not return within %v", timeout)
 		return nil
+	}
+}
+
+// readyOnce returns an observer that sends on ready when the consumer
+// first subscribed (a Resized event with a positive weight).
+func readyOnce(ready chan<- struct{}) func(core.Event) {
+	var once sync.Once
+	return func(e core.Event) {
+		if e.Kind == core.Resized && e.Weight > 0 {
+			once.Do(func() { ready <- struct{}{} })
+		}
 	}
 }
