@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -41,6 +42,8 @@ var errConfirmTimeout = errors.New("rabbitmq: no confirm within the confirm time
 type Publisher struct {
 	url string
 	cfg config
+
+	live atomic.Pointer[pubLink] // cur, read without the lock by Publish
 
 	mu         sync.Mutex
 	cur        *pubLink      // nil while not connected
@@ -151,6 +154,9 @@ func (p *Publisher) publish(ctx context.Context, exchange, key string, msg amqp.
 // first caller to find none connects, after the backoff if the last try
 // failed, and the others wait for it (or for their ctx).
 func (p *Publisher) link(ctx context.Context) (*pubLink, error) {
+	if l := p.live.Load(); l != nil && !l.ch.IsClosed() {
+		return l, nil
+	}
 	p.mu.Lock()
 	for {
 		switch {
@@ -197,6 +203,7 @@ func (p *Publisher) link(ctx context.Context) (*pubLink, error) {
 		return nil, ErrClosed
 	case err == nil:
 		p.cur = l
+		p.live.Store(l)
 		p.backoff = p.cfg.minBackoff
 		p.mu.Unlock()
 		return l, nil
@@ -292,6 +299,7 @@ func (p *Publisher) lose(l *pubLink, err error) {
 		return
 	}
 	p.cur = nil
+	p.live.Store(nil)
 	p.retryAt = time.Now().Add(p.cfg.backoff(p.cfg.minBackoff))
 	p.mu.Unlock()
 	l.close(false)
@@ -309,6 +317,7 @@ func (p *Publisher) Close() error {
 	p.closed = true
 	l := p.cur
 	p.cur = nil
+	p.live.Store(nil)
 	p.mu.Unlock()
 	if l != nil {
 		l.close(true)
