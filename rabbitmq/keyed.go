@@ -25,12 +25,25 @@ import (
 // exchange is a consistent-hash exchange (the broker's plugin
 // rabbitmq_consistent_hash_exchange) that routes each message, by a hash of
 // its routing key, to one of partitions queues, each with a single active
-// consumer: the consumer of each process subscribes to every partition, the
-// broker delivers a partition's messages to one of them at a time, in
-// order, and hands the partition to another when that one goes away. So a
-// key's messages are handled by one process at a time, in publication
-// order. Each session declares the exchange and its queues
-// ([DeclarePartitions]) before it subscribes.
+// consumer: the consumer of each process subscribes to every partition, on
+// a channel per partition, starting at a random one; the broker delivers a
+// partition's messages to one of them at a time, in order, and hands the
+// partition to another when that one goes away. So a key's messages are
+// handled by one process at a time, in publication order. Each session
+// declares the exchange and its queues ([DeclarePartitions], with
+// [WithPartitionDeclare]'s options) before it subscribes, and declares a
+// partition again, and subscribes to it again, if the broker cancels its
+// subscription (its queue was deleted).
+//
+// The partitions spread over the processes: a process that is the active
+// consumer of more than ceil(partitions/N) partitions, N being the number
+// of processes subscribed, hands the surplus over, each as soon as the
+// deliveries of it that it took were handled and settled; it closes the
+// partition's channel, which gives the rest back to the broker in order,
+// the broker activates another process's consumer, and this one subscribes
+// again behind it. A process only knows it is a partition's active
+// consumer once a delivery came, so the spreading happens under traffic:
+// it checks when one of its partitions becomes active and every second.
 //
 // Within a process, the deliveries go to a [core.KeyedQueue]: messages with
 // the same key are handled one at a time, in order, those with different
@@ -38,12 +51,11 @@ import (
 // partition's prefetch). [WithSemaphore] and [WithPriority] work as for
 // [NewConsumer]. Failures are settled as [Consumer] says; a requeued
 // message goes back to its queue, and later messages of its key may then be
-// handled before it is handled again.
+// handled before it is handled again. [WithRetryDelay] does not apply: a
+// keyed consumer requeues at once. A partition's dead-letter exchange is
+// best set with a policy on the partitions' names.
 //
 // Every process that consumes the exchange must use the same partitions.
-// The broker makes the first consumer of a partition its active one: a
-// process that joins later stands by for the partitions that already have
-// one.
 func NewKeyedConsumer(url, exchange string, partitions int, handle func(context.Context, amqp.Delivery) error, opts ...Option) *Consumer {
 	if partitions < 1 {
 		panic(fmt.Sprintf("rabbitmq: %d partitions: want at least 1", partitions))

@@ -10,8 +10,10 @@ import (
 	"sluice/core"
 )
 
-// Option configures a [Consumer]. The options named like core's do what
-// core's do for [core.Consume]; the others are the broker's.
+// Option configures a [Consumer] or a [Publisher]. The options named like
+// core's do what core's do for [core.Consume]; the others are the
+// broker's. An option that does not apply to what it is given to is
+// ignored (see Publisher for those that apply to it).
 type Option interface {
 	apply(*config)
 }
@@ -137,8 +139,10 @@ func OnError(fn func(amqp.Delivery, error)) Option {
 }
 
 // OnConnectionError makes the consumer call fn with each error that cut a
-// connection short or failed a reconnection, before it waits to reconnect.
-// fn runs on the goroutine that called Run; it must not block for long.
+// connection short (a lost connection, a channel exception, a
+// subscription the broker cancelled) or failed a reconnection, before it
+// waits to reconnect. fn runs on the goroutine that called Run; it must
+// not block for long.
 func OnConnectionError(fn func(error)) Option {
 	return optionFunc(func(c *config) { c.onConnError = fn })
 }
