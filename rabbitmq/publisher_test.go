@@ -25,6 +25,9 @@ func TestPublisherBrokerKilled(t *testing.T) {
 	b := dial(t)
 	q := b.queue("pub.killed", nil)
 	b.close()
+	if err := node.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	const n, workers = 2000, 4
 	lost := newConnErrors()
 	p := rabbitmq.NewPublisher(node.URL, rabbitmq.WithBackoff(50*time.Millisecond, 500*time.Millisecond),
@@ -62,6 +65,7 @@ func TestPublisherBrokerKilled(t *testing.T) {
 	}
 	<-halfway
 	node.Kill()
+	beforeKill := count.Load()
 	if err := node.Restart(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -80,19 +84,33 @@ func TestPublisherBrokerKilled(t *testing.T) {
 		return nil
 	}, rabbitmq.WithConcurrency(8))
 	errc := run(context.Background(), c.Run)
+	var lastMissing []int
 	missing := func() int {
-		m := 0
+		lastMissing = lastMissing[:0]
 		confirmed.Range(func(k, _ any) bool {
 			seen.mu.Lock()
 			if seen.seen[k.(string)] == 0 {
-				m++
+				i, _ := strconv.Atoi(k.(string))
+				lastMissing = append(lastMissing, i)
 			}
 			seen.mu.Unlock()
 			return true
 		})
-		return m
+		return len(lastMissing)
 	}
-	seen.wait(t, 30*time.Second, "every confirmed message", func() bool { return missing() == 0 })
+	defer func() {
+		if t.Failed() && len(lastMissing) > 0 {
+			slices.Sort(lastMissing)
+			out, _ := node.Ctl(context.Background(), "list_queues", "name", "messages_ready", "messages_unacknowledged", "consumers")
+			t.Logf("missing (first 20 of %d): %v; published before the kill: %v; queues:\n%s", len(lastMissing), lastMissing[:min(20, len(lastMissing))], beforeKill, out)
+		}
+	}()
+	seen.wait(t, 30*time.Second, "every confirmed message", func() bool {
+		if missing() == 0 {
+			return true
+		}
+		return false
+	})
 	if err := c.Drain(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -167,6 +167,16 @@ func Start(ctx context.Context, opts ...Option) (*Node, error) {
 	return n, nil
 }
 
+// Sync writes the node's schema database (its queues, exchanges and
+// bindings) to disk, through rabbitmqctl (a second or two). The node
+// commits a declaration to its transaction log without syncing it, so a
+// queue declared shortly before Kill can be gone after Restart, with its
+// messages: a test that kills the node calls Sync first.
+func (n *Node) Sync(ctx context.Context) error {
+	_, err := n.Ctl(ctx, "eval", "mnesia:sync_log(), mnesia:dump_log().")
+	return err
+}
+
 // Kill kills the node with SIGKILL, as a crash would, and waits for it to
 // exit. Its state stays, for Restart. Killing a stopped node does nothing.
 func (n *Node) Kill() {
@@ -234,13 +244,19 @@ func (n *Node) Stop() {
 	}
 }
 
-// Log returns the end of the node's output, for failure messages.
+// Log returns the end of the node's output and of its log file, for
+// failure messages.
 func (n *Node) Log() string {
-	b, _ := os.ReadFile(filepath.Join(n.dir, "stdout.log"))
-	if len(b) > 4000 {
-		b = b[len(b)-4000:]
+	var s strings.Builder
+	files, _ := filepath.Glob(filepath.Join(n.dir, "log", "*.log"))
+	for _, f := range append([]string{filepath.Join(n.dir, "stdout.log")}, files...) {
+		b, _ := os.ReadFile(f)
+		if len(b) > 4000 {
+			b = b[len(b)-4000:]
+		}
+		fmt.Fprintf(&s, "%s:\n%s\n", filepath.Base(f), b)
 	}
-	return string(b)
+	return s.String()
 }
 
 // start runs the broker, then waits until a connection succeeds.
