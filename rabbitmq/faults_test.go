@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +16,6 @@ import (
 
 	"sluice/core"
 	"sluice/rabbitmq"
-	"sluice/rabbitmq/rabbittest"
 )
 
 // connErrors records the errors given to OnConnectionError and wakes a
@@ -109,17 +109,65 @@ func TestChannelExceptionRetried(t *testing.T) {
 	}
 }
 
+// TestHeartbeatOff: on a node whose heartbeat is off, WithHeartbeat(0)
+// makes a connection without heartbeats, where the default proposes one
+// (the broker's tools show each connection's timeout).
+func TestHeartbeatOff(t *testing.T) {
+	n := configured(t)
+	conn, err := amqp.Dial(n.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"hb.off", "hb.default"} {
+		if _, err := ch.QueueDeclare(q, false, false, false, false, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var errcs []<-chan error
+	for _, c := range []*rabbitmq.Consumer{
+		rabbitmq.NewConsumer(n.URL, "hb.off", nop, rabbitmq.WithHeartbeat(0), rabbitmq.WithConsumerTag("hb-off")),
+		rabbitmq.NewConsumer(n.URL, "hb.default", nop, rabbitmq.WithConsumerTag("hb-default")),
+	} {
+		errcs = append(errcs, run(ctx, c.Run))
+	}
+	// Both connections are up once the broker lists two.
+	var out string
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		out, err = n.Ctl(ctx, "list_connections", "-q", "timeout")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(strings.Fields(out)) >= 3 || time.Now().After(deadline) {
+			break
+		}
+	}
+	got := strings.Fields(out)
+	slices.Sort(got)
+	if want := []string{"0", "10", "timeout"}; !slices.Equal(got, want) {
+		t.Errorf("connections' heartbeat timeouts: got %v, want %v (off, and the default 10 s)", got, want)
+	}
+	cancel()
+	for _, errc := range errcs {
+		if err := result(t, errc, 10*time.Second); !errors.Is(err, context.Canceled) {
+			t.Errorf("Run: got %v, want context.Canceled", err)
+		}
+	}
+}
+
 // TestConsumerTimeout: on a node whose consumer_timeout is one second, a
 // handler that takes longer makes the broker close the channel. The
 // consumer reports it, cancels that handler's context, reconnects and
 // handles every message; Run ends only with Drain.
 func TestConsumerTimeout(t *testing.T) {
-	slow, err := rabbittest.Start(context.Background(), rabbittest.Conf("consumer_timeout = 1000"),
-		rabbittest.Advanced("[{rabbit, [{channel_tick_interval, 100}]}]."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Stop()
+	slow := configured(t)
 	conn, err := amqp.Dial(slow.URL)
 	if err != nil {
 		t.Fatal(err)

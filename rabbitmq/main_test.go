@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	node.Stop()
+	if other.node != nil {
+		other.node.Stop()
+	}
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
@@ -205,4 +208,26 @@ func readyOnce(ready chan<- struct{}) func(core.Event) {
 			once.Do(func() { ready <- struct{}{} })
 		}
 	}
+}
+
+// other is a second node, configured otherwise: a consumer timeout of one
+// second (checked every 100 ms) and heartbeats off. The first test that
+// needs it starts it; TestMain stops it.
+var other struct {
+	once sync.Once
+	node *rabbittest.Node
+	err  error
+}
+
+func configured(t *testing.T) *rabbittest.Node {
+	t.Helper()
+	other.once.Do(func() {
+		other.node, other.err = rabbittest.Start(context.Background(),
+			rabbittest.Conf("consumer_timeout = 1000\nheartbeat = 0"),
+			rabbittest.Advanced("[{rabbit, [{channel_tick_interval, 100}]}]."))
+	})
+	if other.err != nil {
+		t.Fatal(other.err)
+	}
+	return other.node
 }
