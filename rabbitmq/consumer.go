@@ -51,19 +51,21 @@ const (
 // each delivery on its own after its handler returned nil.
 //
 // A delivery whose handler fails (returns an error or panics) is requeued
-// the first time and rejected when it fails again (it is then
-// dead-lettered if its queue has a dead-letter exchange); "again" means
-// the broker marked it redelivered, which it also does for a delivery
-// requeued by a shutdown or a lost connection. A delivery whose handler
-// was cut short, or never started, because Run's context ended is
-// requeued, never lost.
+// the first time (or retried after [WithRetryDelay]) and rejected when it
+// fails again (it is then dead-lettered if its queue has a dead-letter
+// exchange); "again" means the broker marked it redelivered, which it
+// also does for a delivery requeued by a shutdown or a lost connection. A
+// delivery whose handler was cut short, or never started, because Run's
+// context ended is requeued, never lost.
 //
 // The consumer owns its connection: when the connection or its channel is
-// lost, it reports the error ([OnConnectionError], and a Resized event to
-// [WithObserver]), reconnects with backoff ([WithBackoff]), declares again
+// lost, it reports the error at once ([OnConnectionError], and a Resized
+// event to [WithObserver]), cancels the lost channel's handlers,
+// reconnects with backoff ([WithBackoff], [WithJitter]), declares again
 // what [WithDeclare] declares, and resumes. Deliveries of the lost channel
 // cannot be acknowledged any more: the broker requeues them, so each is
-// handled at least once and acknowledged at most once.
+// handled at least once (handlers must be idempotent) and acknowledged at
+// most once.
 type Consumer struct {
 	url        string
 	queue      string // NewConsumer
