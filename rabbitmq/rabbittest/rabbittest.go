@@ -186,14 +186,40 @@ func (n *Node) Kill() {
 }
 
 // Freeze stops the node with SIGSTOP, as a hung broker: it keeps its
-// connections open and answers nothing, until Thaw. Freezing a stopped
+// connections open and answers nothing, until Thaw. It blocks until every
+// thread of the node is stopped (at most a second). Freezing a stopped
 // node does nothing.
 func (n *Node) Freeze() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.cmd != nil {
-		n.cmd.Process.Signal(syscall.SIGSTOP)
+	if n.cmd == nil {
+		return
 	}
+	n.cmd.Process.Signal(syscall.SIGSTOP)
+	for deadline := time.Now().Add(time.Second); !stopped(n.cmd.Process.Pid) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// stopped reports whether every thread of process pid is stopped, as
+// /proc shows it.
+func stopped(pid int) bool {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return false
+		}
+		// pid (comm) state ...: comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 || i+2 >= len(b) || (b[i+2] != 'T' && b[i+2] != 't') {
+			return false
+		}
+	}
+	return true
 }
 
 // Thaw resumes a node stopped by Freeze (SIGCONT).
