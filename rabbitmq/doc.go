@@ -49,6 +49,8 @@
 //	                                       context is canceled; Run waits for them to return
 //	frozen broker (SIGSTOP)                the heartbeat (WithHeartbeat) finds it in about       TestFrozenBroker
 //	                                       three intervals; reconnects once it answers
+//	the same, while publishing             no confirm within WithConfirmTimeout: the Publisher   TestPublisherConfirmTimeout
+//	                                       drops the connection and publishes again
 //	broker that accepts TCP, never answers ctx and Drain cut the handshake short; after Drain,   TestRunHonoursContext
 //	                                       a canceled ctx ends Run within half a second
 //	queue deleted (NewConsumer)            the broker cancels the subscription: reported; the    TestBadInput ("queue deleted while

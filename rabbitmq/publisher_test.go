@@ -234,3 +234,40 @@ func TestPublisherErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestPublisherConfirmTimeout: on a frozen broker no confirm comes; past
+// WithConfirmTimeout the publisher drops its connection, reports it, and
+// publishes again, so that Publish returns nil once the broker answers
+// again, and the message is there.
+func TestPublisherConfirmTimeout(t *testing.T) {
+	b := dial(t)
+	q := b.queue("pub.frozen", nil)
+	lost := newConnErrors()
+	p := rabbitmq.NewPublisher(node.URL, rabbitmq.WithConfirmTimeout(300*time.Millisecond),
+		rabbitmq.WithBackoff(10*time.Millisecond, 50*time.Millisecond), rabbitmq.OnConnectionError(lost.add))
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.Publish(ctx, "", q, amqp.Publishing{Body: []byte("first")}); err != nil {
+		t.Fatal(err)
+	}
+	node.Freeze()
+	thawed := false
+	defer func() {
+		if !thawed {
+			node.Thaw()
+		}
+	}()
+	errc := make(chan error, 1)
+	go func() { errc <- p.Publish(ctx, "", q, amqp.Publishing{Body: []byte("second")}) }()
+	lost.wait(t, 10*time.Second, "no confirm within the confirm timeout")
+	node.Thaw()
+	thawed = true
+	if err := <-errc; err != nil {
+		t.Fatalf("Publish across the freeze: got %v, want nil", err)
+	}
+	b = dial(t)
+	if got := b.depth(q); got < 2 {
+		t.Errorf("messages in the queue: got %d, want at least 2", got)
+	}
+}
