@@ -121,9 +121,12 @@ func TestBadInput(t *testing.T) {
 	})
 	t.Run("options", func(t *testing.T) {
 		for name, f := range map[string]func(){
-			"concurrency 0": func() { rabbitmq.WithConcurrency(0) },
-			"backoff 0":     func() { rabbitmq.WithBackoff(0, time.Second) },
-			"partitions 0":  func() { rabbitmq.NewKeyedConsumer(node.URL, "x", 0, nop) },
+			"concurrency 0":  func() { rabbitmq.WithConcurrency(0) },
+			"backoff 0":      func() { rabbitmq.WithBackoff(0, time.Second) },
+			"partitions 0":   func() { rabbitmq.NewKeyedConsumer(node.URL, "x", 0, nop) },
+			"retry delay -1": func() { rabbitmq.WithRetryDelay(-1) },
+			"heartbeat -1":   func() { rabbitmq.WithHeartbeat(-1) },
+			"confirm 0":      func() { rabbitmq.WithConfirmTimeout(0) },
 		} {
 			func() {
 				defer func() {

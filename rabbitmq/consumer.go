@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -34,27 +35,37 @@ func (e *AckError) Error() string { return "rabbitmq: ack: " + e.Err.Error() }
 // Unwrap returns the channel's error.
 func (e *AckError) Unwrap() error { return e.Err }
 
-// closeTimeout bounds how long closing a connection waits for the broker.
-const closeTimeout = 5 * time.Second
+// DefaultConfirmTimeout bounds how long a publisher waits for the
+// broker's confirm of a message, unless WithConfirmTimeout says otherwise.
+const DefaultConfirmTimeout = 30 * time.Second
+
+// closeTimeout bounds how long closing a connection waits for the broker;
+// abortTimeout does once the context ended.
+const (
+	closeTimeout = 5 * time.Second
+	abortTimeout = 500 * time.Millisecond
+)
 
 // Consumer handles the deliveries of a queue ([NewConsumer]) or of a
 // partitioned exchange ([NewKeyedConsumer]) with a handler, acknowledging
 // each delivery on its own after its handler returned nil.
 //
 // A delivery whose handler fails (returns an error or panics) is requeued
-// the first time and rejected when it fails again (it is then
-// dead-lettered if its queue has a dead-letter exchange); "again" means
-// the broker marked it redelivered, which it also does for a delivery
-// requeued by a shutdown or a lost connection. A delivery whose handler
-// was cut short, or never started, because Run's context ended is
-// requeued, never lost.
+// the first time (or retried after [WithRetryDelay]) and rejected when it
+// fails again (it is then dead-lettered if its queue has a dead-letter
+// exchange); "again" means the broker marked it redelivered, which it
+// also does for a delivery requeued by a shutdown or a lost connection. A
+// delivery whose handler was cut short, or never started, because Run's
+// context ended is requeued, never lost.
 //
 // The consumer owns its connection: when the connection or its channel is
-// lost, it reports the error ([OnConnectionError], and a Resized event to
-// [WithObserver]), reconnects with backoff ([WithBackoff]), declares again
+// lost, it reports the error at once ([OnConnectionError], and a Resized
+// event to [WithObserver]), cancels the lost channel's handlers,
+// reconnects with backoff ([WithBackoff], [WithJitter]), declares again
 // what [WithDeclare] declares, and resumes. Deliveries of the lost channel
 // cannot be acknowledged any more: the broker requeues them, so each is
-// handled at least once and acknowledged at most once.
+// handled at least once (handlers must be idempotent) and acknowledged at
+// most once.
 type Consumer struct {
 	url        string
 	queue      string // NewConsumer
@@ -88,22 +99,39 @@ func Consume(ctx context.Context, url, queue string, handle func(context.Context
 }
 
 // Run connects, subscribes and handles deliveries, with at most
-// [WithConcurrency](n) handlers at once, each given ctx. It blocks until:
+// [WithConcurrency](n) handlers at once, each given a context derived from
+// ctx. It blocks until:
 //
 //   - Drain was called: the subscription was cancelled and every delivery
-//     received was handled and settled; Run returns nil;
+//     received was handled and settled; Run returns nil. A Drain before
+//     the consumer subscribed makes Run return nil too, at once;
 //   - ctx ends: the handlers in flight return (their deliveries are
 //     acknowledged if they succeeded, requeued otherwise), the deliveries
-//     not started are requeued; Run returns ctx.Err();
+//     not started are requeued; Run returns ctx.Err(). ctx also cuts
+//     short dialling, the handshake and subscribing, and, once it ended,
+//     Run waits no more than half a second for a broker that does not
+//     answer (a Drain's cancel, the connection's close);
 //   - the first connection fails (the broker cannot be reached, the queue
 //     does not exist, a declaration fails), or a reconnection meets an
 //     error that retrying cannot mend (access refused, not found,
 //     precondition failed): Run returns that error.
 //
-// A connection lost after the consumer subscribed is retried until ctx
-// ends. Run returns [ErrNilHandler] if the handler is nil and [ErrRunning]
-// if it is called a second time.
+// Once subscribed, whatever ends a session (the connection lost, a
+// channel exception such as the broker's consumer_timeout or an
+// acknowledgement it refused, the subscription cancelled by the broker) is
+// reported to [OnConnectionError] and retried, until ctx ends. The loss is
+// reported, and the consumer reconnects, at once: the lost channel's
+// handlers get their context canceled (its cause, [context.Cause], is the
+// loss) and may still be returning while the new channel's run, so that up
+// to 2n handlers may briefly run at once ([WithSemaphore]'s limit still
+// holds). Run returns only once every handler has returned.
+//
+// Run returns [ErrNilHandler] if the handler is nil and [ErrRunning] if it
+// is called a second time; it panics if ctx is nil, before it connects.
 func (c *Consumer) Run(ctx context.Context) error {
+	if ctx == nil {
+		panic("rabbitmq: Run with a nil Context")
+	}
 	if c.handle == nil {
 		return ErrNilHandler
 	}
@@ -115,22 +143,28 @@ func (c *Consumer) Run(ctx context.Context) error {
 	}
 	defer close(c.done)
 	defer c.emit(core.Event{Kind: core.Closed})
+	// The handlers of lost sessions, which Run waits for before it returns.
+	var lingering sync.WaitGroup
+	defer lingering.Wait()
 
 	backoff := c.cfg.minBackoff
 	subscribedOnce := false
 	for {
-		select {
-		case <-c.stop:
+		if c.stopped() {
 			return nil
-		default:
 		}
-		subscribed, err := c.session(ctx)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		subscribed, err := c.session(ctx, &lingering)
 		switch {
 		case err == nil:
 			return nil
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case !subscribedOnce && !subscribed, permanent(err):
+		case c.stopped():
+			return nil
+		case !subscribed && (!subscribedOnce || permanent(err)):
 			return err
 		}
 		if subscribed {
@@ -140,7 +174,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		if c.cfg.onConnError != nil {
 			c.cfg.onConnError(err)
 		}
-		t := time.NewTimer(backoff)
+		t := time.NewTimer(c.cfg.backoff(backoff))
 		select {
 		case <-t.C:
 		case <-c.stop:
@@ -157,10 +191,11 @@ func (c *Consumer) Run(ctx context.Context) error {
 // Drain stops the consumer gracefully: it cancels the subscription, lets
 // the handlers finish with every delivery already received and acknowledge
 // it, and waits for Run to return. (A keyed consumer instead stops taking
-// deliveries, finishes those it took, then closes its channel, which
-// requeues the rest in order; see NewKeyedConsumer.) It blocks until then or until ctx ends,
-// and then returns ctx.Err() (Run goes on draining). It returns nil at once
-// if Run was not called; a Run called after Drain returns nil at once.
+// deliveries, finishes those it took, then closes its channels, which
+// requeues the rest in order; see NewKeyedConsumer.) It blocks until then
+// or until ctx ends, and then returns ctx.Err() (Run goes on draining; end
+// Run's context to cut the draining short). It returns nil at once if Run
+// was not called; a Run called after Drain returns nil at once.
 func (c *Consumer) Drain(ctx context.Context) error {
 	c.stopOnce.Do(func() { close(c.stop) })
 	if !c.started.Load() {
@@ -174,122 +209,160 @@ func (c *Consumer) Drain(ctx context.Context) error {
 	}
 }
 
-// queues returns the queues the consumer subscribes to.
-func (c *Consumer) queues() []string {
-	if c.exchange == "" {
-		return []string{c.queue}
+func (c *Consumer) stopped() bool {
+	select {
+	case <-c.stop:
+		return true
+	default:
+		return false
 	}
-	qs := make([]string, c.partitions)
-	for i := range qs {
-		qs[i] = PartitionQueue(c.exchange, i)
-	}
-	return qs
 }
 
 var tagSeq atomic.Uint64
 
+// newTag returns a consumer tag unique in the process.
+func (c *Consumer) newTag() string {
+	prefix := c.cfg.tag
+	if prefix == "" {
+		prefix = fmt.Sprintf("sluice-%d", os.Getpid())
+	}
+	return fmt.Sprintf("%s-%d", prefix, tagSeq.Add(1))
+}
+
+// errSetupCut is a session's error when ctx or Drain cut its setup short;
+// Run returns ctx.Err() or nil instead.
+var errSetupCut = errors.New("rabbitmq: connection setup cut short")
+
 // session runs one connection: it connects, declares, subscribes and
 // serves until the deliveries end. It returns a nil error after Drain, and
-// otherwise why the deliveries ended; subscribed says whether it got that
-// far.
-func (c *Consumer) session(ctx context.Context) (subscribed bool, err error) {
-	conn, err := amqp.DialConfig(c.url, c.cfg.amqp)
+// otherwise why the session ended; subscribed says whether it got that
+// far. A session that lost its channel returns at once, leaving its
+// handlers to lingering.
+func (c *Consumer) session(ctx context.Context, lingering *sync.WaitGroup) (subscribed bool, err error) {
+	l, err := dialLink(ctx, c.url, c.cfg.amqp, c.stop)
 	if err != nil {
-		return false, fmt.Errorf("rabbitmq: dial: %w", err)
+		return false, err
 	}
-	defer func() { conn.CloseDeadline(time.Now().Add(closeTimeout)) }()
-	ch, err := conn.Channel()
-	if err != nil {
-		return false, fmt.Errorf("rabbitmq: open a channel: %w", err)
+	defer func() {
+		if !subscribed {
+			l.close(false)
+		}
+	}()
+	if err := l.open(); err != nil {
+		return false, err
 	}
-	// Buffered: the library sends the channel's error once, then closes.
-	closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 	if c.cfg.declare != nil {
-		if err := c.cfg.declare(ch); err != nil {
+		if err := c.cfg.declare(l.ch); err != nil {
 			return false, fmt.Errorf("rabbitmq: declare: %w", err)
 		}
 	}
 	if c.exchange != "" {
-		if err := DeclarePartitions(ch, c.exchange, c.partitions); err != nil {
+		return c.keyedSession(ctx, l, lingering)
+	}
+	if c.cfg.retryDelay > 0 {
+		if err := declareRetry(l.ch, c.queue, c.cfg.retryDelay.Milliseconds()); err != nil {
 			return false, err
 		}
+		if err := l.ch.Confirm(false); err != nil {
+			return false, fmt.Errorf("rabbitmq: confirm mode: %w", err)
+		}
 	}
-	if err := ch.Qos(c.cfg.concurrency, 0, false); err != nil {
+	if err := l.ch.Qos(c.cfg.concurrency, 0, false); err != nil {
 		return false, fmt.Errorf("rabbitmq: set prefetch: %w", err)
 	}
-	var (
-		tags []string
-		dels []<-chan amqp.Delivery
-	)
-	for _, q := range c.queues() {
-		tag := fmt.Sprintf("sluice-%d-%d", os.Getpid(), tagSeq.Add(1))
-		d, err := ch.Consume(q, tag, false, false, false, false, nil)
-		if err != nil {
-			return false, fmt.Errorf("rabbitmq: consume %q: %w", q, err)
-		}
-		tags = append(tags, tag)
-		dels = append(dels, d)
+	tag := c.newTag()
+	dels, err := l.ch.Consume(c.queue, tag, false, false, false, false, c.cfg.args)
+	if err != nil {
+		return false, fmt.Errorf("rabbitmq: consume %q: %w", c.queue, err)
+	}
+	if l.endSetup() {
+		return false, errSetupCut
 	}
 	c.emit(core.Event{Kind: core.Resized, Weight: int64(c.cfg.concurrency)})
 
-	base := c.ids.Load()
-	var last atomic.Uint64
-	if c.exchange == "" {
-		// Drain cancels the subscription; the library then closes the
-		// deliveries channel once it has passed on what it received.
-		stopped := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case <-c.stop:
-				ch.Cancel(tags[0], false)
-			case <-stopped:
-			}
-		}()
-		c.serve(ctx, ch, dels[0], base, &last)
-		close(stopped)
+	sctx, cancel := context.WithCancelCause(ctx)
+	served := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		defer close(served)
+		c.serve(sctx, l.ch, dels)
+	}()
+	// Drain cancels the subscription; the library then closes the
+	// deliveries channel once it has passed on what it received.
+	go func() {
+		defer wg.Done()
+		select {
+		case <-c.stop:
+			l.ch.Cancel(tag, false)
+		case <-served:
+		}
+	}()
+	finish := func(graceful bool) {
+		if !graceful {
+			l.close(false) // unblocks a Cancel the broker does not answer
+		}
 		wg.Wait()
-	} else {
-		c.serveKeyed(ctx, ch, dels, base, &last)
+		l.close(graceful)
+		cancel(nil)
 	}
-	c.ids.Add(last.Load())
 
-	if err := ctx.Err(); err != nil {
+	select {
+	case <-served:
+	case e := <-l.closed:
+		// The channel is lost: its deliveries cannot be settled any more.
+		// Cancel its handlers and report the loss now; they are waited
+		// for by Run.
+		err := lossError(e)
+		cancel(err)
+		c.emit(core.Event{Kind: core.Resized, Weight: 0, Err: err})
+		lingering.Add(1)
+		go func() {
+			defer lingering.Done()
+			finish(true)
+		}()
 		return true, err
 	}
-	select {
-	case <-c.stop:
+	if err := ctx.Err(); err != nil {
+		finish(false)
+		return true, err
+	}
+	if c.stopped() {
+		finish(true)
 		return true, nil
-	default:
 	}
 	// The deliveries ended without Drain: the channel or the connection
 	// closed, or the broker cancelled the subscription (its queue was
 	// deleted).
 	err = errors.New("rabbitmq: the broker cancelled the subscription")
-	if ch.IsClosed() {
-		err = amqp.ErrClosed
-		if e, ok := <-closed; ok && e != nil {
-			err = e
-		}
-		err = fmt.Errorf("rabbitmq: connection lost: %w", err)
+	if l.ch.IsClosed() {
+		err = lossError(<-l.closed)
 	}
+	finish(true)
 	c.emit(core.Event{Kind: core.Resized, Weight: 0, Err: err})
 	return true, err
 }
 
+// lossError is the error of a lost channel, from its NotifyClose channel.
+func lossError(e *amqp.Error) error {
+	if e == nil {
+		return fmt.Errorf("rabbitmq: connection lost: %w", amqp.ErrClosed)
+	}
+	return fmt.Errorf("rabbitmq: connection lost: %w", e)
+}
+
 // serve handles one channel's deliveries with core.Consume.
-func (c *Consumer) serve(ctx context.Context, ch *amqp.Channel, dels <-chan amqp.Delivery, base uint64, last *atomic.Uint64) {
+func (c *Consumer) serve(ctx context.Context, ch *amqp.Channel, dels <-chan amqp.Delivery) {
 	opts := []core.Option{
 		core.WithConcurrency(c.cfg.concurrency),
-		core.OnError(func(d amqp.Delivery, err error) { c.settle(ctx, d, err) }),
+		core.OnError(func(d amqp.Delivery, err error) { c.settle(ctx, d, err, c.queue) }),
 	}
 	if c.cfg.semaphore != nil {
 		opts = append(opts, core.WithSemaphore(c.cfg.semaphore), core.WithPriority(c.cfg.priority))
 	}
-	if c.cfg.observer != nil {
-		opts = append(opts, core.WithObserver(c.observe(base, last)))
+	if obs := c.observer(); obs != nil {
+		opts = append(opts, core.WithObserver(obs))
 	}
 	core.Consume(ctx, dels, func(ctx context.Context, d amqp.Delivery) error {
 		return c.handleAck(ctx, ch, d)
@@ -312,31 +385,87 @@ func (c *Consumer) handleAck(ctx context.Context, ch *amqp.Channel, d amqp.Deliv
 	return nil
 }
 
+// retryHeader marks the copy of a failed delivery that WithRetryDelay
+// published: its failure rejects it.
+const retryHeader = "x-sluice-retry"
+
 // settle requeues or rejects a delivery that was not acknowledged, then
 // reports it to OnError. Settling a delivery of a closed channel fails and
-// needs not be done: the broker requeues it.
-func (c *Consumer) settle(ctx context.Context, d amqp.Delivery, err error) {
+// needs not be done: the broker requeues it. queue is the queue it came
+// from.
+func (c *Consumer) settle(ctx context.Context, d amqp.Delivery, err error, queue string) {
 	var ackErr *AckError
+	_, retried := d.Headers[retryHeader]
 	switch {
 	case errors.As(err, &ackErr):
-	case ctx.Err() != nil, !d.Redelivered:
+	case ctx.Err() != nil:
 		d.Nack(false, true)
-	default:
+	case d.Redelivered || retried:
 		d.Nack(false, false)
+	case c.cfg.retryDelay > 0 && c.exchange == "" && c.retryLater(d, queue):
+	default:
+		d.Nack(false, true)
 	}
 	if c.cfg.onError != nil {
 		c.cfg.onError(d, err)
 	}
 }
 
-// observe returns the observer of one session: task ids continue those of
-// the earlier sessions.
-func (c *Consumer) observe(base uint64, last *atomic.Uint64) func(core.Event) {
+// retryLater publishes a copy of d to queue's delay queue, waits for the
+// broker's confirm, then acknowledges d. It reports whether it did all of
+// that; if not, d is still to be settled.
+func (c *Consumer) retryLater(d amqp.Delivery, queue string) bool {
+	ch, ok := d.Acknowledger.(*amqp.Channel)
+	if !ok {
+		return false
+	}
+	headers := amqp.Table{}
+	maps.Copy(headers, d.Headers)
+	headers[retryHeader] = int32(1)
+	conf, err := ch.PublishWithDeferredConfirm("", retryQueue(queue), false, false, amqp.Publishing{
+		Headers: headers, ContentType: d.ContentType, ContentEncoding: d.ContentEncoding,
+		DeliveryMode: d.DeliveryMode, Priority: d.Priority, CorrelationId: d.CorrelationId,
+		ReplyTo: d.ReplyTo, MessageId: d.MessageId, Timestamp: d.Timestamp, Type: d.Type,
+		AppId: d.AppId, Body: d.Body,
+	})
+	if err != nil {
+		return false
+	}
+	t := time.NewTimer(c.cfg.confirmWait)
+	defer t.Stop()
+	select {
+	case <-conf.Done():
+		if !conf.Acked() {
+			return false
+		}
+	case <-t.C:
+		return false
+	}
+	return d.Ack(false) == nil
+}
+
+// observer returns the observer of one session, nil if none: task ids
+// continue those of the earlier sessions, whose handlers may still be
+// reporting.
+func (c *Consumer) observer() func(core.Event) {
+	if c.cfg.observer == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	ids := map[uint64]uint64{} // the session's task id -> the consumer's
 	return func(e core.Event) {
 		if e.Task != 0 {
-			for l := last.Load(); e.Task > l && !last.CompareAndSwap(l, e.Task); l = last.Load() {
+			mu.Lock()
+			id, ok := ids[e.Task]
+			if !ok {
+				id = c.ids.Add(1)
+				ids[e.Task] = id
 			}
-			e.Task += base
+			if e.Kind.Terminal() {
+				delete(ids, e.Task)
+			}
+			mu.Unlock()
+			e.Task = id
 		}
 		c.cfg.observer(e)
 	}

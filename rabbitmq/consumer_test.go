@@ -340,6 +340,9 @@ func TestBrokerKilled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	errc := run(ctx, c.Run)
+	if err := node.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	seen.wait(t, 30*time.Second, "200 messages", func() bool { return seen.count() >= 200 })
 	node.Kill()
 	close(killed)
@@ -347,6 +350,12 @@ func TestBrokerKilled(t *testing.T) {
 	if err := node.Restart(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	defer func() {
+		if t.Failed() {
+			out, _ := node.Ctl(context.Background(), "list_queues", "name", "messages_ready", "messages_unacknowledged", "consumers", "state")
+			t.Logf("queues:\n%s\nlog:\n%s", out, node.Log())
+		}
+	}()
 	seen.wait(t, 60*time.Second, "every message after the restart", func() bool { return seen.distinct() >= n })
 	if err := c.Drain(context.Background()); err != nil {
 		t.Fatalf("Drain: %v", err)

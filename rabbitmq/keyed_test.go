@@ -55,7 +55,7 @@ func childMain() int {
 		if e.Kind == core.Resized && e.Weight > 0 {
 			println("ready")
 		}
-	}))
+	}), rabbitmq.OnConnectionError(func(err error) { fmt.Fprintln(os.Stderr, "connection error:", err) }))
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM)
 	errc := make(chan error, 1)
@@ -80,15 +80,120 @@ type handled struct {
 	child      int
 	key        string
 	seq        int // the message's number among its key's
+	body       int
 	start, end int64
+}
+
+// fleet is a set of child processes, each running a keyed consumer (see
+// childMain), stopped by the test's cleanup.
+type fleet struct {
+	cmds   []*exec.Cmd
+	stderr []*lockedBuffer
+	lines  chan handled // every message a child handled
+	ready  chan int     // a child's number, once per connection it subscribed on
+}
+
+// lockedBuffer is a child's stderr, written by os/exec as the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startFleet starts n child processes consuming exchange's partitions,
+// keys being spread as "k<i % keys>", and waits until each subscribed.
+func startFleet(t *testing.T, n int, exchange string, partitions, keys int) *fleet {
+	t.Helper()
+	f := &fleet{lines: make(chan handled), ready: make(chan int, 8*n)}
+	var readers sync.WaitGroup
+	for i := range n {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %s %d", childEnv, node.URL, exchange, partitions))
+		stderr := &lockedBuffer{}
+		cmd.Stderr = stderr
+		// Killed with the test binary, if it dies first.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		f.cmds, f.stderr = append(f.cmds, cmd), append(f.stderr, stderr)
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				if sc.Text() == "ready" {
+					f.ready <- i
+					continue
+				}
+				var h handled
+				var body int
+				if _, err := fmt.Sscanf(sc.Text(), "%s %d %d %d", &h.key, &body, &h.start, &h.end); err != nil {
+					t.Errorf("child %d: bad line %q: %v", i, sc.Text(), err)
+					continue
+				}
+				h.child, h.seq, h.body = i, body/keys, body
+				f.lines <- h
+			}
+		}()
+	}
+	t.Cleanup(func() {
+		for _, c := range f.cmds {
+			c.Process.Kill()
+		}
+		go func() {
+			for range f.lines {
+			}
+		}()
+		readers.Wait()
+		for _, c := range f.cmds {
+			c.Wait()
+		}
+		close(f.lines)
+	})
+	timeout := time.After(60 * time.Second)
+	for range n {
+		select {
+		case <-f.ready:
+		case <-timeout:
+			t.Fatalf("the children did not subscribe: %s", f.errors())
+		}
+	}
+	return f
+}
+
+// errors returns the children's stderr, for failure messages.
+func (f *fleet) errors() string {
+	var s []string
+	for i, e := range f.stderr {
+		s = append(s, fmt.Sprintf("child %d: %q", i, e.String()))
+	}
+	return strings.Join(s, "; ")
 }
 
 // TestKeyedTwoProcesses: 2,000 messages over 50 keys, published in order
 // to a consistent-hash exchange, go through two processes that each run a
-// keyed consumer; the first drains and exits mid-stream, handing its
-// partitions to the second. Each message is handled exactly once, and each
-// key's messages are handled one at a time, in publication order, across
-// both processes (by their start and end times).
+// keyed consumer, started together: both handle messages (the one that got
+// more than its share of the partitions hands the surplus over); then the
+// first drains and exits mid-stream, handing its partitions to the second.
+// Each message is handled exactly once, and each key's messages are
+// handled one at a time, in publication order, across both processes (by
+// their start and end times), handovers included.
 func TestKeyedTwoProcesses(t *testing.T) {
 	const (
 		n          = 2000
@@ -100,95 +205,40 @@ func TestKeyedTwoProcesses(t *testing.T) {
 	if err := rabbitmq.DeclarePartitions(b.ch, exchange, partitions); err != nil {
 		t.Fatal(err)
 	}
-
-	lines := make(chan handled)
-	ready := make(chan int, 8) // a child says ready once per connection: never blocks a reader here
-	var children []*exec.Cmd
-	var readers sync.WaitGroup
-	var stderr [2]bytes.Buffer
-	for i := range 2 {
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %s %d", childEnv, node.URL, exchange, partitions))
-		cmd.Stderr = &stderr[i]
-		// Killed with the test binary, if it dies first.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		children = append(children, cmd)
-		readers.Add(1)
-		go func() {
-			defer readers.Done()
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				if sc.Text() == "ready" {
-					ready <- i
-					continue
-				}
-				var h handled
-				var body int
-				if _, err := fmt.Sscanf(sc.Text(), "%s %d %d %d", &h.key, &body, &h.start, &h.end); err != nil {
-					t.Errorf("child %d: bad line %q: %v", i, sc.Text(), err)
-					continue
-				}
-				h.child, h.seq = i, body/keys
-				lines <- h
-			}
-		}()
-	}
-	defer func() {
-		for _, c := range children {
-			c.Process.Kill()
-		}
-		go func() {
-			for range lines {
-			}
-		}()
-		readers.Wait()
-		for _, c := range children {
-			c.Wait()
-		}
-		close(lines)
-	}()
-
-	timeout := time.After(60 * time.Second)
-	for range 2 {
-		select {
-		case <-ready:
-		case <-timeout:
-			t.Fatalf("the children did not subscribe: %s %s", stderr[0].String(), stderr[1].String())
-		}
-	}
+	f := startFleet(t, 2, exchange, partitions, keys)
 	b.publishTo(exchange, func(i int) string { return "k" + strconv.Itoa(i%keys) }, n)
 
+	timeout := time.After(60 * time.Second)
 	var got []handled
-	perChild := [2]int{}
+	var perChild, beforeDrain [2]int
 	drained := false
 	for len(got) < n {
 		select {
-		case h := <-lines:
+		case h := <-f.lines:
 			got = append(got, h)
 			perChild[h.child]++
-			if !drained && len(got) >= n/3 {
+			// Once both handled messages, or at the latest after
+			// two thirds: the partitions had time to spread.
+			if !drained && (len(got) >= n/3 && perChild[0] > 0 && perChild[1] > 0 || len(got) >= 2*n/3) {
 				drained = true
-				children[0].Process.Signal(syscall.SIGTERM)
+				beforeDrain = perChild
+				f.cmds[0].Process.Signal(syscall.SIGTERM)
 			}
 		case <-timeout:
-			t.Fatalf("handled %d of %d messages in 60s (per child %v); stderr: %s %s", len(got), n, perChild, stderr[0].String(), stderr[1].String())
+			t.Fatalf("handled %d of %d messages in 60s (per child %v); %s", len(got), n, perChild, f.errors())
 		}
 	}
-	if err := children[0].Wait(); err != nil {
-		t.Errorf("first child, drained: %v: %s", err, stderr[0].String())
+	if err := f.cmds[0].Wait(); err != nil {
+		t.Errorf("first child, drained: %v: %s", err, f.errors())
 	}
-	children[1].Process.Signal(syscall.SIGTERM)
-	if err := children[1].Wait(); err != nil {
-		t.Errorf("second child, drained: %v: %s", err, stderr[1].String())
+	f.cmds[1].Process.Signal(syscall.SIGTERM)
+	if err := f.cmds[1].Wait(); err != nil {
+		t.Errorf("second child, drained: %v: %s", err, f.errors())
 	}
-	t.Logf("messages handled per process: %v", perChild)
+	t.Logf("messages handled per process: %v before the first drained, %v in all", beforeDrain, perChild)
+	if beforeDrain[0] == 0 || beforeDrain[1] == 0 {
+		t.Errorf("messages handled per process before the first drained: %v, want both to handle some (the partitions spread)", beforeDrain)
+	}
 
 	byKey := map[string][]handled{}
 	for _, h := range got {
@@ -217,6 +267,65 @@ func TestKeyedTwoProcesses(t *testing.T) {
 	for i := range partitions {
 		if got := b.depth(rabbitmq.PartitionQueue(exchange, i)); got != 0 {
 			t.Errorf("partition %d: %d messages left, want 0", i, got)
+		}
+	}
+}
+
+// TestKeyedThreeProcesses: three processes started together each become
+// the active consumer of at least one of 8 partitions within a few seconds
+// of traffic (each handles messages); then one is killed with SIGKILL, and
+// the two others take its partitions over: every message published after
+// the kill is handled, and so is every one it had not acknowledged.
+func TestKeyedThreeProcesses(t *testing.T) {
+	const (
+		keys       = 64
+		partitions = 8
+		exchange   = "keyed.three"
+	)
+	b := dial(t)
+	if err := rabbitmq.DeclarePartitions(b.ch, exchange, partitions); err != nil {
+		t.Fatal(err)
+	}
+	f := startFleet(t, 3, exchange, partitions, keys)
+
+	// Rounds of one message per key until each process handled one.
+	seen := map[int]bool{}
+	perChild := [3]int{}
+	next := 0
+	publish := func(count int) {
+		b.publishFrom(exchange, func(i int) string { return "k" + strconv.Itoa(i%keys) }, next, count)
+		next += count
+	}
+	start := time.Now()
+	deadline := time.After(10 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	publish(keys)
+	for perChild[0] == 0 || perChild[1] == 0 || perChild[2] == 0 {
+		select {
+		case h := <-f.lines:
+			perChild[h.child]++
+			seen[h.body] = true
+		case <-tick.C:
+			publish(keys)
+		case <-deadline:
+			t.Fatalf("messages handled per process after 10s: %v, want each to handle some; %s", perChild, f.errors())
+		}
+	}
+	t.Logf("each process handled messages %v after the traffic started (per process %v)", time.Since(start).Round(time.Millisecond), perChild)
+
+	// Kill one; the others take over its partitions.
+	// Not waited for here: Wait would close its stdout before the
+	// lines still in the pipe were read. The cleanup waits for it.
+	f.cmds[2].Process.Kill()
+	publish(4 * keys)
+	deadline = time.After(30 * time.Second)
+	for len(seen) < next {
+		select {
+		case h := <-f.lines:
+			seen[h.body] = true
+		case <-deadline:
+			t.Fatalf("after the kill: %d of %d messages handled; %s", len(seen), next, f.errors())
 		}
 	}
 }
@@ -411,5 +520,59 @@ func TestKeyedCancelWhileWaitingForTokens(t *testing.T) {
 	}
 	if total != n {
 		t.Errorf("messages back in the partitions: %d, want all %d", total, n)
+	}
+}
+
+// TestKeyedPartitionDeleted: an operator deletes a partition's queue while
+// a keyed consumer reads it, and a publisher declares the partitions again
+// (as DeclarePartitions anywhere does); the consumer subscribes to the new
+// queue on its own, so that no message routed to it is stranded, and Run
+// goes on.
+func TestKeyedPartitionDeleted(t *testing.T) {
+	const (
+		n          = 100
+		keys       = 20
+		partitions = 2
+		exchange   = "keyed.deleted"
+	)
+	b := dial(t)
+	if err := rabbitmq.DeclarePartitions(b.ch, exchange, partitions); err != nil {
+		t.Fatal(err)
+	}
+	seen := newTally()
+	subscribed := make(chan struct{}, 1)
+	c := rabbitmq.NewKeyedConsumer(node.URL, exchange, partitions, func(ctx context.Context, d amqp.Delivery) error {
+		seen.add(string(d.Body))
+		return nil
+	}, rabbitmq.WithConcurrency(4), rabbitmq.WithBackoff(10*time.Millisecond, 100*time.Millisecond),
+		rabbitmq.WithObserver(func(e core.Event) {
+			if e.Kind == core.Resized && e.Weight > 0 {
+				select {
+				case subscribed <- struct{}{}:
+				default:
+				}
+			}
+		}))
+	errc := run(context.Background(), c.Run)
+	<-subscribed
+	if _, err := b.ch.QueueDelete(rabbitmq.PartitionQueue(exchange, 1), false, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := rabbitmq.DeclarePartitions(b.ch, exchange, partitions); err != nil {
+		t.Fatal(err)
+	}
+	b.publishTo(exchange, func(i int) string { return "k" + strconv.Itoa(i%keys) }, n)
+	seen.wait(t, 15*time.Second, "every message", func() bool { return seen.distinct() >= n })
+	noRun(t, errc)
+	if err := c.Drain(context.Background()); err != nil {
+		t.Fatalf("Drain: %v", err)
+	}
+	if err := result(t, errc, 10*time.Second); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	for i := range partitions {
+		if got := b.depth(rabbitmq.PartitionQueue(exchange, i)); got != 0 {
+			t.Errorf("partition %d: %d messages left, want 0", i, got)
+		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 	"go.uber.org/goleak"
 
+	"sluice/core"
+
 	"sluice/rabbitmq/rabbittest"
 )
 
@@ -33,6 +35,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	node.Stop()
+	if other.node != nil {
+		other.node.Stop()
+	}
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
@@ -93,9 +98,15 @@ func (b *broker) publish(queue string, n int) {
 // message i with routing key key(i), and waits for every confirm.
 func (b *broker) publishTo(exchange string, key func(int) string, n int) {
 	b.t.Helper()
+	b.publishFrom(exchange, key, 0, n)
+}
+
+// publishFrom is publishTo for bodies from..from+n-1.
+func (b *broker) publishFrom(exchange string, key func(int) string, from, n int) {
+	b.t.Helper()
 	ctx := context.Background()
 	confs := make([]*amqp.DeferredConfirmation, 0, n)
-	for i := range n {
+	for i := from; i < from+n; i++ {
 		c, err := b.ch.PublishWithDeferredConfirmWithContext(ctx, exchange, key(i), true, false,
 			amqp.Publishing{DeliveryMode: amqp.Persistent, Body: []byte(strconv.Itoa(i))})
 		if err != nil {
@@ -186,4 +197,37 @@ func result(t *testing.T, errc <-chan error, timeout time.Duration) error {
 		t.Fatalf("Run did not return within %v", timeout)
 		return nil
 	}
+}
+
+// readyOnce returns an observer that sends on ready when the consumer
+// first subscribed (a Resized event with a positive weight).
+func readyOnce(ready chan<- struct{}) func(core.Event) {
+	var once sync.Once
+	return func(e core.Event) {
+		if e.Kind == core.Resized && e.Weight > 0 {
+			once.Do(func() { ready <- struct{}{} })
+		}
+	}
+}
+
+// other is a second node, configured otherwise: a consumer timeout of one
+// second (checked every 100 ms) and heartbeats off. The first test that
+// needs it starts it; TestMain stops it.
+var other struct {
+	once sync.Once
+	node *rabbittest.Node
+	err  error
+}
+
+func configured(t *testing.T) *rabbittest.Node {
+	t.Helper()
+	other.once.Do(func() {
+		other.node, other.err = rabbittest.Start(context.Background(),
+			rabbittest.Conf("consumer_timeout = 1000\nheartbeat = 0"),
+			rabbittest.Advanced("[{rabbit, [{channel_tick_interval, 100}]}]."))
+	})
+	if other.err != nil {
+		t.Fatal(other.err)
+	}
+	return other.node
 }

@@ -62,11 +62,38 @@ type Node struct {
 	exited chan struct{} // closed when cmd has been waited for
 }
 
+// Option configures a node started by [Start].
+type Option func(*options)
+
+type options struct {
+	conf     string
+	advanced string
+}
+
+// Conf adds lines to the node's rabbitmq.conf (the new-style configuration
+// file: "key = value" lines), such as "consumer_timeout = 2000".
+func Conf(lines string) Option {
+	return func(o *options) { o.conf += lines + "\n" }
+}
+
+// Advanced sets the node's advanced.config: an Erlang term, for settings
+// rabbitmq.conf has no key for, such as
+// "[{rabbit, [{channel_tick_interval, 100}]}]." (how often a channel checks
+// its consumers' acknowledgement timeout).
+func Advanced(term string) Option {
+	return func(o *options) { o.advanced = term }
+}
+
 // Start starts a node and blocks until it accepts AMQP connections, ctx
 // ends or StartTimeout passes. On failure nothing is left running and the
 // error says why (ErrNotInstalled when the package is missing, otherwise
-// with the end of the node's log).
-func Start(ctx context.Context) (*Node, error) {
+// with the end of the node's log). Options configure the node; without
+// any it runs with the broker's defaults.
+func Start(ctx context.Context, opts ...Option) (*Node, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if _, err := os.Stat(Server); err != nil {
 		return nil, ErrNotInstalled
 	}
@@ -88,6 +115,15 @@ func Start(ctx context.Context) (*Node, error) {
 	if err := os.WriteFile(plugins, []byte("[rabbitmq_consistent_hash_exchange].\n"), 0o644); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("rabbittest: %w", err)
+	}
+	for name, text := range map[string]string{"rabbitmq.conf": o.conf, "advanced.config": o.advanced} {
+		if text == "" {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("rabbittest: %w", err)
+		}
 	}
 	envFile := filepath.Join(dir, "rabbitmq-env.conf")
 	if err := os.WriteFile(envFile, nil, 0o644); err != nil {
@@ -131,12 +167,81 @@ func Start(ctx context.Context) (*Node, error) {
 	return n, nil
 }
 
+// Sync writes the node's schema database (its queues, exchanges and
+// bindings) to disk, through rabbitmqctl (a second or two). The node
+// commits a declaration to its transaction log without syncing it, so a
+// queue declared shortly before Kill can be gone after Restart, with its
+// messages: a test that kills the node calls Sync first.
+func (n *Node) Sync(ctx context.Context) error {
+	_, err := n.Ctl(ctx, "eval", "mnesia:sync_log(), mnesia:dump_log().")
+	return err
+}
+
 // Kill kills the node with SIGKILL, as a crash would, and waits for it to
 // exit. Its state stays, for Restart. Killing a stopped node does nothing.
 func (n *Node) Kill() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.kill()
+}
+
+// Freeze stops the node with SIGSTOP, as a hung broker: it keeps its
+// connections open and answers nothing, until Thaw. It blocks until every
+// thread of the node is stopped (at most a second). Freezing a stopped
+// node does nothing.
+func (n *Node) Freeze() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd == nil {
+		return
+	}
+	n.cmd.Process.Signal(syscall.SIGSTOP)
+	for deadline := time.Now().Add(time.Second); !stopped(n.cmd.Process.Pid) && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// stopped reports whether every thread of process pid is stopped, as
+// /proc shows it.
+func stopped(pid int) bool {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return false
+		}
+		// pid (comm) state ...: comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 || i+2 >= len(b) || (b[i+2] != 'T' && b[i+2] != 't') {
+			return false
+		}
+	}
+	return true
+}
+
+// Thaw resumes a node stopped by Freeze (SIGCONT).
+func (n *Node) Thaw() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd != nil {
+		n.cmd.Process.Signal(syscall.SIGCONT)
+	}
+}
+
+// Ctl runs rabbitmqctl against the node with args (such as
+// "close_all_connections", "test") and returns its output. It blocks until
+// rabbitmqctl exits (a second or two: it starts an Erlang VM) or ctx ends.
+func (n *Node) Ctl(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(filepath.Dir(Server), "rabbitmqctl"), args...)
+	cmd.Env = n.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("rabbittest: rabbitmqctl %s: %w: %s", strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
 }
 
 // Restart starts the node again after Kill, on the same ports and with the
@@ -165,13 +270,19 @@ func (n *Node) Stop() {
 	}
 }
 
-// Log returns the end of the node's output, for failure messages.
+// Log returns the end of the node's output and of its log file, for
+// failure messages.
 func (n *Node) Log() string {
-	b, _ := os.ReadFile(filepath.Join(n.dir, "stdout.log"))
-	if len(b) > 4000 {
-		b = b[len(b)-4000:]
+	var s strings.Builder
+	files, _ := filepath.Glob(filepath.Join(n.dir, "log", "*.log"))
+	for _, f := range append([]string{filepath.Join(n.dir, "stdout.log")}, files...) {
+		b, _ := os.ReadFile(f)
+		if len(b) > 4000 {
+			b = b[len(b)-4000:]
+		}
+		fmt.Fprintf(&s, "%s:\n%s\n", filepath.Base(f), b)
 	}
-	return string(b)
+	return s.String()
 }
 
 // start runs the broker, then waits until a connection succeeds.

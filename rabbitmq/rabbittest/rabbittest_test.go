@@ -2,6 +2,7 @@ package rabbittest_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,4 +73,37 @@ func TestStartKillRestart(t *testing.T) {
 	if got, want := q.Messages, 1; got != want {
 		t.Errorf("messages after restart: got %d, want %d", got, want)
 	}
+}
+
+// TestConfCtlFreeze starts a node with a rabbitmq.conf line and an
+// advanced.config, reads both settings back with Ctl, and freezes and thaws
+// it: frozen, it accepts no AMQP connection; thawed, it does again.
+func TestConfCtlFreeze(t *testing.T) {
+	ctx := context.Background()
+	node, err := rabbittest.Start(ctx, rabbittest.Conf("consumer_timeout = 4321"),
+		rabbittest.Advanced("[{rabbit, [{channel_tick_interval, 123}]}]."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Stop()
+	for key, want := range map[string]string{"consumer_timeout": "4321", "channel_tick_interval": "123"} {
+		out, err := node.Ctl(ctx, "eval", "application:get_env(rabbit, "+key+").")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(out); got != "{ok,"+want+"}" {
+			t.Errorf("%s: got %q, want {ok,%s}", key, got, want)
+		}
+	}
+	node.Freeze()
+	_, err = amqp.DialConfig(node.URL, amqp.Config{Dial: amqp.DefaultDial(300 * time.Millisecond)})
+	node.Thaw()
+	if err == nil {
+		t.Errorf("dial a frozen node: got nil error, want a timeout")
+	}
+	conn, err := amqp.Dial(node.URL)
+	if err != nil {
+		t.Fatalf("dial the thawed node: %v", err)
+	}
+	conn.Close()
 }
