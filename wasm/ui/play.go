@@ -166,6 +166,10 @@ func (p *Play) OnNav(ctx app.Context) {
 		return
 	}
 	_, query, hash := location()
+	if linkRepaired.Swap(false) {
+		p.notice = notice{damagedLink, "error"}
+		return
+	}
 	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
 	if !ok || text == p.link {
 		return
@@ -191,6 +195,9 @@ func initialScenario() (sim.Scenario, string, string) {
 	_, query, hash := location()
 	if problem := versionProblem(query); problem != "" {
 		return def.Scenario, def.ID, problem + " Showing the first preset instead."
+	}
+	if linkRepaired.Swap(false) {
+		return def.Scenario, def.ID, damagedLink + " Showing the first preset instead."
 	}
 	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
 	if !ok {

@@ -741,7 +741,7 @@ type Panel struct {
 	Preset               string
 	Link                 string // the scenario, encoded for a link's hash
 	Unlinked             string // why the link no longer replays the run exactly
-	Alert                string // tasks refused since the last panel, and why
+	Alert                string // set when tasks were refused since the last panel: how many in all, and why the latest
 
 	Now        time.Duration
 	Limit      int // now; 0: no limit
@@ -838,7 +838,9 @@ func (s *Session) Panel() Panel {
 	p.Messages = tail(msgs, panelMessages)
 	p.MessageCount = len(msgs)
 	if st.Refused > s.refused {
-		n := st.Refused - s.refused
+		// The run's total, as the refused counter shows it: a large
+		// burst is refused over several panels, a chunk at a time.
+		n := st.Refused
 		s.refused = st.Refused
 		why := ""
 		for i := len(msgs) - 1; i >= 0; i-- {
@@ -847,7 +849,7 @@ func (s *Session) Panel() Panel {
 				break
 			}
 		}
-		p.Alert = fmt.Sprintf("%s %s refused by the %s. Latest: %s", formatCount(n), plural(n, "task was", "tasks were"), primitiveNoun(s.sc.Primitive), why)
+		p.Alert = fmt.Sprintf("%s %s refused by the %s in this run. Latest: %s", formatCount(n), plural(n, "task was", "tasks were"), primitiveNoun(s.sc.Primitive), why)
 	}
 	return p
 }

@@ -444,6 +444,43 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// TestRefusalAlertCountsAll submits a burst larger than ChunkSize to a
+// closed queue, taking a panel after each chunk as the page does: the
+// last alert counts every refused task, as the refused counter does, not
+// the last chunk's.
+func TestRefusalAlertCountsAll(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 1, Limit: 1}
+	s, err := ui.NewSession(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CloseRun(); err != nil {
+		t.Fatal(err)
+	}
+	const n = 1520 // three chunks and a part
+	if n <= 3*ui.ChunkSize {
+		t.Fatalf("ChunkSize is %d: the burst must take more than three chunks", ui.ChunkSize)
+	}
+	if err := s.Submit(sim.Burst{Count: n, MinMS: 10, MaxMS: 10}); err != nil {
+		t.Fatal(err)
+	}
+	var pn ui.Panel
+	alert := ""
+	for range 10 {
+		s.Frame(16*time.Millisecond, 10*time.Second)
+		if pn = s.Panel(); pn.Alert != "" {
+			alert = pn.Alert
+		}
+	}
+	if pn.Refused != n {
+		t.Fatalf("refused counter = %d, want %d", pn.Refused, n)
+	}
+	if want := "1,520 tasks were refused"; !strings.Contains(alert, want) {
+		t.Errorf("last alert = %q, want it to say %q, as the counter does", alert, want)
+	}
+}
+
 func TestLoadTrace(t *testing.T) {
 	ps, _ := sim.PresetByID("consumers")
 	s, err := ui.NewSession(ps.Scenario, ps.ID)
