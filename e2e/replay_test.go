@@ -447,7 +447,7 @@ func TestCodeView(t *testing.T) {
 		chromedp.Poll(`document.querySelector('#message').textContent.includes("Added 7 tasks")`, &ok, chromedp.WithPollingTimeout(waitLong)),
 		typeInto("#limit-now", "5"),
 		chromedp.Click("#set-limit", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector('#code-text').value.includes("sem.SetLimit(5)") && document.querySelector('#code-text').value.includes("count: 7,")`,
+		chromedp.Poll(`document.querySelector('#code-text').value.includes("do: func() { setLimit(5) }") && document.querySelector('#code-text').value.includes("count: 7,")`,
 			&ok, chromedp.WithPollingTimeout(waitLong)),
 		chromedp.Evaluate(`document.querySelector('#code-text').value`, &code),
 	)

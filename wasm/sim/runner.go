@@ -68,6 +68,7 @@ const MaxMessages = 200
 // [Runner.Stop].
 type Runner struct {
 	sc        Scenario
+	kind      *Kind // the scenario's primitive
 	clock     *Clock
 	observe   func(core.Event)
 	onMessage func(Message)
@@ -140,23 +141,12 @@ func NewRunner(s Scenario, cfg Config) (*Runner, error) {
 		limit:     s.Limit,
 		drained:   make(chan struct{}),
 	}
-	switch s.Primitive {
-	case Semaphore:
-		r.b = newSemBackend(r)
-		r.goTasks = true
-	case WorkQueue:
-		r.b = newWorkQueueBackend(r)
-	case Processor:
-		r.b = newProcessorBackend(r)
-	case Keyed:
+	r.kind = KindOf(s.Primitive)
+	r.goTasks = r.kind.Tokens
+	if r.kind.Keys {
 		r.keys = make(map[string]*keyCount)
-		r.b = newKeyedBackend(r)
-	case Consume:
-		r.consume = newConsumeBackend(r)
-		r.b = r.consume
-	case Shared:
-		r.b = newSharedBackend(r)
 	}
+	r.b = r.kind.newBackend(r)
 
 	// Bursts in order of time, so that task names follow submission.
 	for _, i := range burstOrder(s.Bursts) {
@@ -210,23 +200,25 @@ func (r *Runner) makeTasks(b Burst, burst int) []*task {
 		if t.outcome == OutcomeSlow {
 			t.dur *= SlowFactor
 		}
-		switch r.sc.Primitive {
-		case Keyed:
+		if r.kind.Keys {
 			if len(b.KeyNames) > 0 {
 				t.key = b.KeyNames[r.rng.IntN(len(b.KeyNames))]
 			} else {
 				t.key = KeyName(r.rng.IntN(b.Keys))
 			}
-		case Semaphore:
+		}
+		if r.kind.Weights {
 			t.weight = int64(max(b.Weight, 1))
-		case Consume, Shared:
+		}
+		if r.kind.HasGroups() {
+			// A consumer's messages, a queue's tasks: its priority.
 			if b.Consumer > 0 {
 				t.consumer = b.Consumer - 1
 			} else {
 				t.consumer = r.spread % len(r.sc.Consumers)
 				r.spread++
 			}
-			t.key = LaneGroupName(r.sc.Primitive, t.consumer)
+			t.key = r.kind.GroupName(t.consumer)
 			t.prio = core.Priority(r.sc.Consumers[t.consumer].Priority)
 		}
 		r.tasks = append(r.tasks, t)
@@ -470,21 +462,7 @@ func (r *Runner) act(a Action) {
 	}
 }
 
-func (r *Runner) noun() string {
-	switch r.sc.Primitive {
-	case Semaphore:
-		return "semaphore"
-	case WorkQueue:
-		return "work queue"
-	case Processor:
-		return "processor"
-	case Keyed:
-		return "keyed queue"
-	case Shared:
-		return "work queues"
-	}
-	return "consumers"
-}
+func (r *Runner) noun() string { return r.kind.Noun }
 
 // submit hands t, which is due, to the primitive (or, for consume, to its
 // consumer's backlog).
@@ -530,7 +508,7 @@ func (r *Runner) refuseLocked(t *task, err error) {
 	switch {
 	case errors.Is(err, core.ErrFull):
 		why = fmt.Sprintf("%v: the queue already holds its capacity of %s pending tasks", err, num(r.sc.Capacity))
-		if r.sc.Primitive == Keyed {
+		if r.kind.Keys {
 			why = fmt.Sprintf("%v: key %s already has its capacity of %s pending tasks", err, t.key, num(r.sc.Capacity))
 		}
 	case errors.Is(err, core.ErrClosed):

@@ -55,8 +55,9 @@ func (p *Play) renderCode(sc sim.Scenario, phase string) app.UI {
 			app.Div().Body(
 				app.H3().Text("Go code"),
 				app.P().Class("muted small").Text("This scenario as a Go program with sluice/core: the same primitive and options, "+
-					"the same tasks (drawn from the same seed), and your bursts, cancels and limit changes at their times, in real time. "+
-					"It builds as it is in a module that requires sluice/core."),
+					"the same tasks (drawn from the same seed), and your bursts, cancels and limit changes at the same points of the run, "+
+					"on the page's virtual clock. It prints one line per task event, as the event log does; run under testing/synctest, "+
+					"it prints the page's events exactly. It builds as it is in a module that requires sluice/core."),
 			),
 			app.Button().ID("copy-code").Class("btn").Disabled(!p.mounted).Text("Copy code").OnClick(p.onCopyCode),
 		),

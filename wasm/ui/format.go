@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sluice/core"
+	"sluice/wasm/sim"
 )
 
 // formatSpan writes a span of virtual time as a person reads it on a
@@ -83,24 +84,7 @@ func decimals(step, unit time.Duration) int {
 // formatAt writes a time since the run started precisely enough for a
 // task's details and the event log, to the microsecond: "1.25s",
 // "6.24995s", "12.5ms", "340µs".
-func formatAt(d time.Duration) string {
-	if d < 0 {
-		return "-" + formatAt(-d)
-	}
-	switch {
-	case d >= time.Minute:
-		return formatClock(d)
-	case d >= time.Second:
-		s := strconv.FormatFloat(d.Seconds(), 'f', 6, 64) // to the microsecond
-		return strings.TrimRight(strings.TrimRight(s, "0"), ".") + "s"
-	case d >= time.Millisecond:
-		ms := strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64)
-		return strings.TrimRight(strings.TrimRight(ms, "0"), ".") + "ms"
-	case d > 0:
-		return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', 0, 64) + "µs"
-	}
-	return "0s"
-}
+func formatAt(d time.Duration) string { return sim.FormatAt(d) }
 
 // formatCount writes n with thousands separators: 10,000.
 func formatCount(n int) string {
@@ -166,33 +150,7 @@ func stateName(s core.TaskState) string {
 }
 
 // eventVerb is how the event log names an event kind.
-func eventVerb(k core.EventKind) string {
-	switch k {
-	case core.Enqueued:
-		return "enqueued"
-	case core.Waiting:
-		return "waits"
-	case core.Started:
-		return "started"
-	case core.Finished:
-		return "finished"
-	case core.Failed:
-		return "failed"
-	case core.Canceled:
-		return "canceled"
-	case core.Panicked:
-		return "panicked"
-	case core.LaneCreated:
-		return "lane created"
-	case core.LaneEvicted:
-		return "lane evicted"
-	case core.Resized:
-		return "resized"
-	case core.Closed:
-		return "closed"
-	}
-	return k.String()
-}
+func eventVerb(k core.EventKind) string { return sim.EventVerb(k) }
 
 // truncate shortens s to at most n runes, ending it with "…" when cut.
 func truncate(s string, n int) string {

@@ -110,7 +110,7 @@ func burstLevels(levels []core.Priority, b sim.Burst) []core.Priority {
 // scenarioLevels returns the priorities sc's tasks can get, sorted.
 func scenarioLevels(sc sim.Scenario) []core.Priority {
 	var levels []core.Priority
-	if sim.SharesSemaphore(sc.Primitive) {
+	if k := sim.KindOf(sc.Primitive); k != nil && k.HasGroups() {
 		for _, c := range sc.Consumers {
 			levels = addLevel(levels, core.Priority(c.Priority))
 		}

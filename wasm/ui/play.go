@@ -349,50 +349,8 @@ func (p *Play) edit(ctx app.Context, change func(*sim.Scenario)) {
 // it still runs: a keyed burst needs keys, consumers need a consumer, a
 // semaphore task cannot weigh more than the limit.
 func fitScenario(sc *sim.Scenario) {
-	if sc.Primitive == sim.Consume && len(sc.Consumers) == 0 {
-		sc.Consumers = []sim.Consumer{{Concurrency: 2, Priority: 1}, {Concurrency: 2}}
-	}
-	if sc.Primitive == sim.Shared && len(sc.Consumers) == 0 {
-		sc.Consumers = []sim.Consumer{{Concurrency: 3}, {Concurrency: 2, Priority: 1}}
-	}
-	bursts := make([]*sim.Burst, 0, len(sc.Bursts)+len(sc.Log))
-	for i := range sc.Bursts {
-		bursts = append(bursts, &sc.Bursts[i])
-	}
-	for _, st := range sc.Log {
-		if st.Burst != nil {
-			bursts = append(bursts, st.Burst)
-		}
-	}
-	for _, b := range bursts {
-		if sc.Primitive == sim.Keyed && b.Keys < 1 && len(b.KeyNames) == 0 {
-			b.Keys = 4
-		}
-		if sc.Primitive == sim.Semaphore && b.Weight > sc.Limit {
-			b.Weight = sc.Limit
-		}
-		if sim.SharesSemaphore(sc.Primitive) && b.Consumer > len(sc.Consumers) {
-			b.Consumer = 0
-		}
-	}
-	for i := 0; i < len(sc.Actions); i++ {
-		if sc.Primitive == sim.Keyed && sc.Actions[i].Do == sim.ActionLimit {
-			sc.Actions = append(sc.Actions[:i], sc.Actions[i+1:]...)
-			i--
-		}
-	}
-	if sc.Primitive == sim.Keyed {
-		log := sc.Log[:0]
-		for _, st := range sc.Log {
-			if st.Do != sim.ActionLimit {
-				st.Seq = len(log) + 1
-				log = append(log, st)
-			}
-		}
-		sc.Log = log
-		if len(sc.Log) == 0 {
-			sc.Log = nil
-		}
+	if k := sim.KindOf(sc.Primitive); k != nil {
+		k.Fit(sc)
 	}
 }
 
@@ -585,23 +543,8 @@ func (p *Play) submit(ctx app.Context, b sim.Burst) {
 		p.fail(errors.New(p.badErr + "; fix it before adding work"))
 		return
 	}
-	if len(b.Levels) > 0 {
-		b.Priority = sim.PriorityMix{}
-	}
-	if sim.SharesSemaphore(p.sc.Primitive) {
-		b.Levels = nil
-	}
-	if len(b.KeyNames) > 0 {
-		b.Keys = 0
-	}
-	if p.sc.Primitive != sim.Keyed {
-		b.Keys, b.KeyNames = 0, nil
-	}
-	if p.sc.Primitive != sim.Semaphore {
-		b.Weight = 0
-	}
-	if !sim.SharesSemaphore(p.sc.Primitive) {
-		b.Consumer = 0
+	if k := sim.KindOf(p.sc.Primitive); k != nil {
+		k.Trim(&b)
 	}
 	ok := fmt.Sprintf("Added %s %s.", formatCount(b.Count), plural(b.Count, "task", "tasks"))
 	p.command(ctx, ok, func() error { return p.sess.Submit(b) })

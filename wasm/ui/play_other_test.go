@@ -284,3 +284,20 @@ func TestPlayComposeLists(t *testing.T) {
 	}
 	frames(t, p, disp)
 }
+
+// TestPreRenderSelects renders the page as the server does, before the
+// wasm mounts: no option says selected="false", which HTML reads as
+// selected, so that every select shows its chosen option while the page
+// loads.
+func TestPreRenderSelects(t *testing.T) {
+	for _, page := range []app.UI{&ui.Playground{}, &ui.Embed{}} {
+		html := app.HTMLString(page)
+		if strings.Contains(html, `selected="false"`) {
+			i := strings.Index(html, `selected="false"`)
+			t.Errorf("%T pre-renders an option with selected=\"false\": …%s…", page, html[max(i-120, 0):i+20])
+		}
+		if !strings.Contains(html, `selected`) {
+			t.Errorf("%T pre-renders no selected option", page)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v9/pkg/app"
 
@@ -15,16 +14,6 @@ import (
 
 func sliderPow(v float64) float64 { return math.Pow(10, (v-50)/50) }
 func sliderLog(s float64) float64 { return 50*math.Log10(s) + 50 }
-
-// primitiveTitles names the primitives as the page offers them.
-var primitiveTitles = map[string]string{
-	sim.Semaphore: "Semaphore",
-	sim.WorkQueue: "WorkQueue",
-	sim.Processor: "Processor",
-	sim.Keyed:     "KeyedQueue",
-	sim.Consume:   "Consume",
-	sim.Shared:    "WorkQueues + Semaphore",
-}
 
 // Render draws the playground. Before the wasm mounts (server-side
 // pre-rendering) it shows the first preset's frame with its controls off.
@@ -108,7 +97,7 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 		span = defaultSpan
 	}
 	for i, d := range spans {
-		spanOptions[i] = app.Option().Value(d.String()).Selected(d == span).Text(formatClock(d))
+		spanOptions[i] = option(d.String(), formatClock(d), d == span)
 	}
 	return app.Div().Class("transport").Body(
 		app.Button().ID("play").Class(playClass).Disabled(!live).Text(playLabel).OnClick(p.onPlay),
@@ -169,10 +158,10 @@ func phaseLabel(phase string) string {
 func (p *Play) presetOptions(selected string) []app.UI {
 	var opts []app.UI
 	if selected == "" {
-		opts = append(opts, app.Option().Value("").Selected(true).Text("Custom scenario"))
+		opts = append(opts, option("", "Custom scenario", true))
 	}
 	for _, ps := range append(sim.Presets(), sim.Blank()) {
-		opts = append(opts, app.Option().Value(ps.ID).Selected(ps.ID == selected).Text(ps.Title))
+		opts = append(opts, option(ps.ID, ps.Title, ps.ID == selected))
 	}
 	return opts
 }
@@ -264,49 +253,13 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 	)
 }
 
-// signature is the constructor call the scenario's primitive is made
-// with, as a reader would write it.
-func signature(sc sim.Scenario) string {
-	var opts []string
-	switch sc.Primitive {
-	case sim.Semaphore:
-		if sc.AgingMS > 0 {
-			opts = append(opts, "WithAging("+formatClock(time.Duration(sc.AgingMS)*time.Millisecond)+")")
-		}
-		return fmt.Sprintf("(%d%s)", sc.Limit, optList(opts))
-	case sim.WorkQueue, sim.Processor:
-		if sc.Capacity > 0 {
-			opts = append(opts, "WithCapacity("+strconv.Itoa(sc.Capacity)+")")
-		}
-		return fmt.Sprintf("(%d%s)", sc.Limit, optList(opts))
-	case sim.Keyed:
-		if sc.Limit > 0 {
-			opts = append(opts, "WithParallelism("+strconv.Itoa(sc.Limit)+")")
-		}
-		if sc.IdleMS > 0 {
-			opts = append(opts, "WithIdleTimeout("+formatClock(time.Duration(sc.IdleMS)*time.Millisecond)+")")
-		}
-		return "(" + strings.TrimPrefix(optList(opts), ", ") + ")"
-	case sim.Consume:
-		return fmt.Sprintf(" ×%d, WithSemaphore(NewSemaphore(%d))", len(sc.Consumers), sc.Limit)
-	}
-	return ""
-}
-
 // tagText names the scenario's primitive with its signature, as the
 // view's heading shows it.
 func tagText(sc sim.Scenario) string {
-	if sc.Primitive == sim.Shared {
-		return fmt.Sprintf("WorkQueue ×%d, WithSemaphore(NewSemaphore(%d))", len(sc.Consumers), sc.Limit)
+	if k := sim.KindOf(sc.Primitive); k != nil {
+		return k.Signature(sc)
 	}
-	return primitiveTitles[sc.Primitive] + signature(sc)
-}
-
-func optList(opts []string) string {
-	if len(opts) == 0 {
-		return ""
-	}
-	return ", " + strings.Join(opts, ", ")
+	return sc.Primitive
 }
 
 func (p *Play) renderLegend(sc sim.Scenario) app.UI {
@@ -351,7 +304,7 @@ func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
 		limit = "limit " + strconv.Itoa(pn.Limit)
 	}
 	inFlight, inFlightOf := pn.MaxRunning, limit
-	if sc.Primitive == sim.Semaphore && pn.Phase != "replay" {
+	if sim.KindOf(sc.Primitive).Tokens && pn.Phase != "replay" {
 		inFlight = int(pn.MaxTokens)
 		inFlightOf = "tokens, " + limit
 	}
@@ -393,7 +346,7 @@ func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
 			textCounter("oldest-wait", "oldest wait", formatSpan(pn.OldestWait), "age of the oldest waiter"),
 			counter("goroutines", "goroutines", pn.Goroutines, "live in this tab", ""),
 		)
-		if sc.Primitive == sim.Keyed || pn.Phase == "replay" && pn.Lanes > 0 {
+		if sim.KindOf(sc.Primitive).Keys || pn.Phase == "replay" && pn.Lanes > 0 {
 			cards = append(cards, counter("lanes", "live lanes", pn.Lanes, "keys with a lane", ""))
 		}
 	}
@@ -571,29 +524,7 @@ func eventVerbClass(k core.EventKind) string {
 // kind. Only the queues' events say which worker slot a task runs on; a
 // semaphore's holders have none.
 func logDetail(primitive string, k core.EventKind, key string, lane int, weight int64, prio core.Priority, err string) string {
-	var parts []string
-	switch k {
-	case core.Resized:
-		return "limit " + strconv.FormatInt(weight, 10)
-	case core.LaneCreated, core.LaneEvicted:
-		return key
-	case core.Enqueued, core.Waiting:
-		parts = append(parts, priorityName(prio))
-	case core.Started:
-		switch {
-		case key != "":
-			parts = append(parts, key)
-		case primitive == sim.WorkQueue || primitive == sim.Processor:
-			parts = append(parts, "slot "+strconv.Itoa(lane+1))
-		}
-	}
-	if weight > 1 {
-		parts = append(parts, "weight "+strconv.FormatInt(weight, 10))
-	}
-	if err != "" {
-		parts = append(parts, truncate(err, 80))
-	}
-	return strings.Join(parts, " · ")
+	return sim.EventDetail(primitive, k, key, lane, weight, prio, err)
 }
 
 func (p *Play) renderShare() app.UI {
@@ -663,7 +594,7 @@ func (p *Play) renderPresets(selected string) app.UI {
 		items = append(items, app.Button().ID("preset-"+ps.ID).Class(class).Disabled(!p.mounted).
 			DataSet("preset", ps.ID).OnClick(p.onPreset(ps.ID), ps.ID).Body(
 			app.Span().Class("preset-title").Text(ps.Title),
-			app.Span().Class("preset-kind").Text(primitiveTitles[ps.Scenario.Primitive]),
+			app.Span().Class("preset-kind").Text(sim.KindOf(ps.Scenario.Primitive).Title),
 		))
 	}
 	return app.Section().Class("card").Body(
@@ -762,8 +693,8 @@ func composerField(id string) bool {
 
 func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 	var prims []app.UI
-	for _, pr := range sim.Primitives {
-		prims = append(prims, app.Option().Value(pr).Selected(pr == sc.Primitive).Text(primitiveTitles[pr]))
+	for _, k := range sim.Kinds() {
+		prims = append(prims, option(k.ID, k.Title, k.ID == sc.Primitive))
 	}
 	fields := []app.UI{
 		app.Label().Class("field").Body(
@@ -773,9 +704,9 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 				before := p.notice
 				p.edit(ctx, func(sc *sim.Scenario) {
 					sc.Primitive = v
-					if v != sim.Keyed && sc.Limit < 1 {
+					if k := sim.KindOf(v); k != nil && sc.Limit < k.MinLimit {
 						// From the keyed queue's "no limit".
-						sc.Limit = 1
+						sc.Limit = k.MinLimit
 					}
 				})
 				if p.notice != before && p.notice.Kind == "error" {
@@ -784,39 +715,26 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 			}, "primitive").Body(prims...),
 		),
 	}
-	lo, limitLabel, limitHint := 1, "Limit (tokens)", "core.NewSemaphore(n)"
-	switch sc.Primitive {
-	case sim.WorkQueue, sim.Processor:
-		limitLabel, limitHint = "Parallelism", "workers at once"
-	case sim.Keyed:
-		lo, limitLabel, limitHint = 0, "Parallelism across keys", "WithParallelism; 0: no limit"
-	case sim.Consume:
-		limitLabel, limitHint = "Shared semaphore tokens", "one global limit for every consumer"
-	case sim.Shared:
-		limitLabel, limitHint = "Shared semaphore tokens", "one global limit for every queue's tasks"
-	}
-	fields = append(fields, p.numField("limit", limitLabel, limitHint, sc.Limit, lo, sim.MaxLimit, func(ctx app.Context, n int) {
+	k := sim.KindOf(sc.Primitive)
+	fields = append(fields, p.numField("limit", k.LimitLabel, k.LimitHint, sc.Limit, k.MinLimit, sim.MaxLimit, func(ctx app.Context, n int) {
 		p.edit(ctx, func(sc *sim.Scenario) { sc.Limit = n })
 	}))
-	switch sc.Primitive {
-	case sim.Semaphore:
+	if k.Aging {
 		fields = append(fields, p.numField("aging", "Aging step (ms)", "WithAging: a waiter rises one priority level per step; 0: off", sc.AgingMS, 0, sim.MaxAgingMS, func(ctx app.Context, n int) {
 			p.edit(ctx, func(sc *sim.Scenario) { sc.AgingMS = n })
 		}))
-	case sim.WorkQueue, sim.Processor:
-		fields = append(fields, p.numField("capacity", "Capacity", "WithCapacity: pending tasks held; 0: unbounded", sc.Capacity, 0, sim.MaxCapacity, func(ctx app.Context, n int) {
+	}
+	if k.CapacityLabel != "" {
+		fields = append(fields, p.numField("capacity", k.CapacityLabel, k.CapacityHint, sc.Capacity, 0, sim.MaxCapacity, func(ctx app.Context, n int) {
 			p.edit(ctx, func(sc *sim.Scenario) { sc.Capacity = n })
 		}))
-	case sim.Keyed:
+	}
+	if k.Idle {
 		fields = append(fields, p.numField("idle", "Idle timeout (ms)", "WithIdleTimeout: a key's lane is evicted after this long idle; 0: 30 s", sc.IdleMS, 0, sim.MaxIdleMS, func(ctx app.Context, n int) {
 			p.edit(ctx, func(sc *sim.Scenario) { sc.IdleMS = n })
 		}))
-	case sim.Consume:
-		fields = append(fields, p.renderConsumers(sc))
-	case sim.Shared:
-		fields = append(fields, p.numField("capacity", "Capacity (per queue)", "WithCapacity: pending tasks each queue holds; 0: unbounded", sc.Capacity, 0, sim.MaxCapacity, func(ctx app.Context, n int) {
-			p.edit(ctx, func(sc *sim.Scenario) { sc.Capacity = n })
-		}))
+	}
+	if k.HasGroups() {
 		fields = append(fields, p.renderConsumers(sc))
 	}
 	fields = append(fields,
@@ -830,8 +748,8 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 		app.Label().Class("field").Body(
 			app.Span().Class("field-label").Text("Colour bars by"),
 			app.Select().ID("color-by").Class("select").Disabled(!p.mounted).OnChange(p.onColorBy, "color-by").Body(
-				app.Option().Value("priority").Selected(sc.ColorBy != "key").Text("priority"),
-				app.Option().Value("key").Selected(sc.ColorBy == "key").Text("key / consumer"),
+				option("priority", "priority", sc.ColorBy != "key"),
+				option("key", "key / consumer", sc.ColorBy == "key"),
 			),
 		),
 	)
@@ -852,13 +770,11 @@ func (p *Play) onColorBy(ctx app.Context, e app.Event) {
 // (shared) that share the semaphore: each one's concurrency or
 // parallelism, and its priority.
 func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
-	unit, size, sizeTitle, label := "consumer", "concurrency", "WithConcurrency", "Consumers (concurrency, priority: any whole number)"
-	if sc.Primitive == sim.Shared {
-		unit, size, sizeTitle, label = "queue", "parallelism", "NewWorkQueue(n, WithSemaphore(sem))", "Work queues (parallelism, priority: any whole number)"
-	}
+	k := sim.KindOf(sc.Primitive)
+	unit, size, sizeTitle, label := k.Groups, k.GroupSize, k.GroupSizeTitle, k.GroupsLabel
 	var rows []app.UI
 	for i, c := range sc.Consumers {
-		name := sim.LaneGroupName(sc.Primitive, i)
+		name := k.GroupName(i)
 		rows = append(rows, app.Div().Class("consumer-row").Body(
 			app.Span().Class("consumer-name").Text(name),
 			app.Input().Type("number").ID(fmt.Sprintf("%s-%d-%s", unit, i+1, size)).Class("input input-small").
@@ -918,6 +834,7 @@ func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
 
 func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 	f := p.form
+	k := sim.KindOf(sc.Primitive)
 	fields := []app.UI{
 		p.numField("burst-count", "Tasks", "1 to "+formatCount(sim.MaxTasks), f.Count, 1, sim.MaxTasks, func(_ app.Context, n int) { p.form.Count = n }),
 		app.Div().Class("field-row").Body(
@@ -925,7 +842,7 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 			p.numField("burst-max", "Longest (ms)", "", f.MaxMS, 1, sim.MaxDurationMS, func(_ app.Context, n int) { p.form.MaxMS = n }),
 		),
 	}
-	if !sim.SharesSemaphore(sc.Primitive) {
+	if !k.HasGroups() {
 		fields = append(fields, app.Div().Class("field").Body(
 			app.Span().Class("field-label").Text("Priority mix (relative weights)"),
 			app.Div().Class("field-row field-row-3").Body(
@@ -946,17 +863,18 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 			p.numField("mix-slow", "slow", "", f.Outcome.Slow, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Outcome.Slow = n }),
 		),
 	))
-	switch sc.Primitive {
-	case sim.Keyed:
+	if k.Keys {
 		fields = append(fields,
 			p.numField("burst-keys", "Keys", "each task gets one of device-1 … device-N", f.Keys, 1, sim.MaxKeys, func(_ app.Context, n int) { p.form.Keys = n }),
 			p.listField("burst-key-names", "Key names", "eu-west, us-east", "or name the keys, separated by commas (up to 1,000, 64 bytes each); they replace device-N", p.keysText))
-	case sim.Semaphore:
+	}
+	if k.Weights {
 		fields = append(fields, p.numField("burst-weight", "Weight (tokens per task)", "", max(f.Weight, 1), 1, sim.MaxLimit, func(_ app.Context, n int) { p.form.Weight = n }))
-	case sim.Consume, sim.Shared:
-		opts := []app.UI{app.Option().Value("0").Selected(f.Consumer == 0).Text("spread over all")}
+	}
+	if k.HasGroups() {
+		opts := []app.UI{option("0", "spread over all", f.Consumer == 0)}
 		for i := range sc.Consumers {
-			opts = append(opts, app.Option().Value(strconv.Itoa(i+1)).Selected(f.Consumer == i+1).Text(sim.LaneGroupName(sc.Primitive, i)))
+			opts = append(opts, option(strconv.Itoa(i+1), k.GroupName(i), f.Consumer == i+1))
 		}
 		fields = append(fields, app.Label().Class("field").Body(
 			app.Span().Class("field-label").Text("Send to"),
@@ -977,7 +895,7 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 func (p *Play) renderRun(sc sim.Scenario) app.UI {
 	on := p.mounted && p.panel.Phase != "replay"
 	var limit app.UI
-	if sc.Primitive != sim.Keyed {
+	if sim.KindOf(sc.Primitive).Resizable {
 		limit = app.Div().Class("inline-form").Body(
 			app.Input().Type("number").ID("limit-now").Class("input input-small").Min(1).Max(sim.MaxLimit).Value(p.limitNow).
 				Aria("label", "New limit").Disabled(!on).OnChange(func(ctx app.Context, e app.Event) {
@@ -1008,4 +926,15 @@ func (p *Play) renderRun(sc sim.Scenario) app.UI {
 			app.Button().ID("cancel-task").Class("btn").Disabled(!on).Text("Cancel task").OnClick(p.onCancelTask),
 		),
 	)
+}
+
+// option is an option of a select. It writes selected only when it is
+// true: the server's pre-render would write selected="false", which HTML
+// reads as selected.
+func option(value, text string, selected bool) app.UI {
+	o := app.Option().Value(value).Text(text)
+	if selected {
+		o = o.Selected(true)
+	}
+	return o
 }

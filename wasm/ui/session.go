@@ -79,7 +79,7 @@ func NewSession(sc sim.Scenario, preset string) (*Session, error) {
 // cannot run. s.mu must be held (or s not yet shared).
 func (s *Session) load(sc sim.Scenario, preset string) error {
 	cfg := trace.Config{Name: "sluice " + sc.Primitive, MaxLog: panelLog}
-	if sc.Primitive == sim.Semaphore {
+	if k := sim.KindOf(sc.Primitive); k != nil && k.Tokens {
 		cfg.SlotName = "token" // a holder of w tokens is drawn on w of them
 	}
 	rec := trace.NewRecorder(cfg)
@@ -114,10 +114,11 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 // and the recorder keeps the first key a task reports, so the queues'
 // events carry the lane's name on Started alone.
 func observer(rec *trace.Recorder, primitive string) func(core.Event) {
-	if !sim.SharesSemaphore(primitive) {
+	k := sim.KindOf(primitive)
+	if !k.HasGroups() {
 		return rec.Observe
 	}
-	if primitive == sim.Shared {
+	if k.Slots {
 		return func(e core.Event) {
 			if e.Task != 0 {
 				if e.Kind == core.Started && e.Key != "" {
@@ -445,7 +446,7 @@ func (s *Session) Submit(b sim.Burst) error {
 		return fmt.Errorf("a run holds at most %s tasks: this one has %s, and the burst asks for %s more; reset the run or send fewer",
 			formatCount(sim.MaxTasks), formatCount(st.Tasks+queued), formatCount(b.Count))
 	}
-	if !sim.SharesSemaphore(s.sc.Primitive) {
+	if !sim.KindOf(s.sc.Primitive).HasGroups() {
 		s.levels = burstLevels(slices.Clone(s.levels), b)
 	}
 	s.queued = append(s.queued, b)
@@ -870,19 +871,8 @@ func plural(n int, one, many string) string {
 
 // primitiveNoun names a primitive in a sentence.
 func primitiveNoun(p string) string {
-	switch p {
-	case sim.Semaphore:
-		return "semaphore"
-	case sim.WorkQueue:
-		return "work queue"
-	case sim.Processor:
-		return "processor"
-	case sim.Keyed:
-		return "keyed queue"
-	case sim.Consume:
-		return "consumers"
-	case sim.Shared:
-		return "work queues"
+	if k := sim.KindOf(p); k != nil {
+		return k.Noun
 	}
 	return p
 }

@@ -192,7 +192,7 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	g.queueTop = axisH + 4
 	g.laneTop = g.queueTop + float64(len(t.queueRows))*queueRowH + bandGap
 	g.tracks = 2
-	if f.Primitive == sim.Keyed || (f.Replay && snap.Stats.Lanes > 0) {
+	if k := sim.KindOf(f.Primitive); k != nil && k.Keys || (f.Replay && snap.Stats.Lanes > 0) {
 		g.tracks = 3
 	}
 	g.trackTop = g.laneTop + float64(len(t.rows))*g.laneH + bandGap
@@ -366,7 +366,7 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 	t.rows = t.rows[:0]
 	clear(t.rowOf)
 	slots := 0
-	if !f.Replay && f.Limit > 0 && f.Primitive != sim.Keyed && !sim.SharesSemaphore(f.Primitive) {
+	if k := sim.KindOf(f.Primitive); !f.Replay && f.Limit > 0 && k != nil && !k.Keys && !k.HasGroups() {
 		slots = min(f.Limit, maxRows)
 	}
 	var slotLanes, keyLanes []*trace.Lane
@@ -387,7 +387,7 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 		bySlot[l.Slot] = l
 	}
 	slotName := "slot"
-	if f.Primitive == sim.Semaphore {
+	if k := sim.KindOf(f.Primitive); k != nil && k.Tokens {
 		slotName = "token" // a holder of w tokens takes w rows
 	}
 	for s := 0; s < slots; s++ {
@@ -959,7 +959,7 @@ func (t *timeline) drawTracks(p painter, g *geometry, f Frame) {
 		limit bool
 	}
 	inFlight := track{"running", snap.Counters[trace.TrackRunning], true}
-	if f.Primitive == sim.Semaphore || (f.Replay && snap.Stats.MaxInUse > int64(snap.Stats.MaxRunning)) {
+	if k := sim.KindOf(f.Primitive); k != nil && k.Tokens || (f.Replay && snap.Stats.MaxInUse > int64(snap.Stats.MaxRunning)) {
 		inFlight = track{"tokens in use", snap.Counters[trace.TrackInUse], true}
 	}
 	tracks := []track{{"waiting", snap.Counters[trace.TrackWaiting], false}, inFlight}
