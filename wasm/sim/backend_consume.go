@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -105,6 +106,13 @@ func (b *consumeBackend) observe(r *Runner, c *consumer, e core.Event) {
 		delete(c.byID, e.Task)
 	}
 	if t != nil {
+		if e.Kind == core.Failed && t.kicked && errors.Is(e.Err, context.Canceled) {
+			// Canceled by the person (or its cancel-after): Consume
+			// reports a handler that returned its context's error as
+			// Failed, since the consumer goes on, but for the page the
+			// message was canceled, as a task of any other primitive is.
+			e.Kind = core.Canceled
+		}
 		r.apply(t, &e, errText)
 		e.Task = uint64(t.n)
 		e.Name = t.name

@@ -312,6 +312,9 @@ func (r *runner) observeConsumer(c *consumer) func(core.Event) {
 			return
 		}
 		e.Name, e.Key = t.name, c.name
+		if e.Kind == core.Failed && t.kicked && errors.Is(e.Err, context.Canceled) {
+			e.Kind = core.Canceled // canceled by the program: not a failure
+		}
 		before := t.state
 		r.apply(t, e)
 		if e.Kind != core.Enqueued && c.awaiting == t {

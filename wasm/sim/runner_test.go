@@ -846,3 +846,46 @@ func TestMixDrawsAsBefore(t *testing.T) {
 		t.Errorf("draws = %v, want %s", got, want)
 	}
 }
+
+// TestCancelConsumeMessage cancels a message a consumer is handling, and
+// one waiting for a token: both count as canceled, as a canceled task of
+// any other primitive does, and their end events say Canceled.
+func TestCancelConsumeMessage(t *testing.T) {
+	s := sim.Scenario{V: sim.Version, Primitive: sim.Consume, Seed: 1, Limit: 1,
+		Consumers: []sim.Consumer{{Concurrency: 2}},
+		Bursts:    []sim.Burst{{Count: 3, MinMS: 100, MaxMS: 100}}}
+	var mu sync.Mutex
+	ends := map[string]core.EventKind{}
+	r, err := sim.NewRunner(s, sim.Config{Observe: func(e core.Event) {
+		if e.Kind.Terminal() {
+			mu.Lock()
+			ends[e.Name] = e.Kind
+			mu.Unlock()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { r.Stop(); r.Wait() }()
+	r.Advance(10 * time.Millisecond)
+	for _, name := range []string{"t1", "t2"} { // running, waiting for the token
+		if err := r.Cancel(name); err != nil {
+			t.Fatalf("Cancel(%s) = %v", name, err)
+		}
+	}
+	r.Advance(time.Second)
+	st := r.Stats()
+	if st.Canceled != 2 || st.Failed != 0 || st.Succeeded != 1 {
+		t.Errorf("canceled %d, failed %d, succeeded %d; want 2, 0, 1", st.Canceled, st.Failed, st.Succeeded)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, name := range []string{"t1", "t2"} {
+		if ends[name] != core.Canceled {
+			t.Errorf("%s ended with %v, want Canceled", name, ends[name])
+		}
+		if ti, _ := r.Task(name); ti.State != sim.StateCanceled {
+			t.Errorf("%s is %s, want canceled", name, ti.State)
+		}
+	}
+}
