@@ -183,3 +183,24 @@ func TestSharedLinkRoundTrip(t *testing.T) {
 		t.Errorf("Decode of a log burst sent to a missing queue = %v, want it to say so", err)
 	}
 }
+
+// TestDecodeFriendlyJSONErrors opens links whose JSON has values of the
+// wrong kind: the problem names the field and what belongs there, in
+// words, without Go's type names or "json:".
+func TestDecodeFriendlyJSONErrors(t *testing.T) {
+	for _, tc := range []struct{ js, want string }{
+		{`{"v":2,"primitive":"workqueue","seed":-5,"limit":1}`, "the field seed holds the number -5, where a whole number from 0 up belongs"},
+		{`{"v":2,"primitive":"workqueue","limit":"three"}`, "the field limit holds a string, where a whole number belongs"},
+		{`{"v":2,"primitive":"workqueue","limit":1,"bursts":[{"count":1.5,"minMs":1,"maxMs":1}]}`, "the field bursts.count holds the number 1.5, where a whole number belongs"},
+		{`{"v":2,"primitive":"workqueue","limit":1,"color":"red"}`, `it has a field "color" that this playground does not know`},
+	} {
+		_, err := sim.Decode(pack(tc.js))
+		if err == nil {
+			t.Errorf("Decode(%s) accepted it", tc.js)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, tc.want) || strings.Contains(msg, "json:") || strings.Contains(msg, "uint64") || strings.Contains(msg, "Go struct") {
+			t.Errorf("Decode(%s) = %q, want it to say %q, without Go's words", tc.js, msg, tc.want)
+		}
+	}
+}
