@@ -78,7 +78,7 @@ func NewSession(sc sim.Scenario, preset string) (*Session, error) {
 // load replaces the run with a new one of sc. It keeps the old run when sc
 // cannot run. s.mu must be held (or s not yet shared).
 func (s *Session) load(sc sim.Scenario, preset string) error {
-	cfg := trace.Config{Name: "sluice " + sc.Primitive, MaxLog: panelLog}
+	cfg := trace.Config{Name: "sluice " + sc.Primitive, MaxLog: panelLog, ThroughputWindow: rateWindow}
 	if k := sim.KindOf(sc.Primitive); k != nil && k.Tokens {
 		cfg.SlotName = "token" // a holder of w tokens is drawn on w of them
 	}
@@ -800,7 +800,7 @@ func (s *Session) Panel() Panel {
 			Tasks: int(st.Submitted), Waiting: st.Waiting, Running: st.Running,
 			Succeeded: int(st.Succeeded), Failed: int(st.Failed), Canceled: int(st.Canceled), Panicked: int(st.Panicked),
 			MaxRunning: st.MaxRunning, Tokens: st.InUse, MaxTokens: st.MaxInUse, Lanes: st.Lanes,
-			Finished: true, Throughput: st.Throughput, OldestWait: st.OldestWait,
+			Finished: true, Throughput: runRate(st.Throughput, r.end.Sub(r.start)), OldestWait: st.OldestWait,
 			Waits: slices.Clone(st.Waits), Levels: r.levels, Log: tail(r.snap.Log, panelLog), Origin: r.start, Trace: st,
 		}
 	}
@@ -829,7 +829,7 @@ func (s *Session) Panel() Panel {
 	}
 	if s.snap != nil {
 		ts := s.snap.Stats
-		p.Throughput, p.OldestWait = ts.Throughput, ts.OldestWait
+		p.Throughput, p.OldestWait = runRate(ts.Throughput, st.Now), ts.OldestWait
 		p.Waits = slices.Clone(ts.Waits)
 		p.Log = tail(s.snap.Log, panelLog)
 		p.Trace = ts
@@ -853,6 +853,20 @@ func (s *Session) Panel() Panel {
 		p.Alert = fmt.Sprintf("%s %s refused by the %s in this run. Latest: %s", formatCount(n), plural(n, "task was", "tasks were"), primitiveNoun(s.sc.Primitive), why)
 	}
 	return p
+}
+
+// rateWindow is the window over which the recorder measures throughput.
+const rateWindow = 10 * time.Second
+
+// runRate is a throughput the recorder measured over rateWindow (tasks
+// ended in the window, divided by it), over the run's real length when
+// the run is shorter than the window: a run that ended 10 tasks in its
+// first 2.5 s ran 4 a second, not 1.
+func runRate(rate float64, length time.Duration) float64 {
+	if length <= 0 || length >= rateWindow {
+		return rate
+	}
+	return rate * rateWindow.Seconds() / length.Seconds()
 }
 
 func tail[T any](s []T, n int) []T {

@@ -582,3 +582,30 @@ func taskTimes(s *ui.Session) string {
 	}
 	return b.String()
 }
+
+// TestThroughputOverTheRun runs 20 tasks that all end within the first
+// 0.4 s: the throughput is over the run's length, not over a 10 s window
+// most of which has not happened.
+func TestThroughputOverTheRun(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 1, Limit: 20,
+		Bursts: []sim.Burst{{Count: 20, MinMS: 400, MaxMS: 400}}}
+	s, err := ui.NewSession(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.SetPlaying(true); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		s.Frame(100*time.Millisecond, 10*time.Second)
+	}
+	pn := s.Panel()
+	if pn.Succeeded != 20 {
+		t.Fatalf("succeeded %d by %v, want 20", pn.Succeeded, pn.Now)
+	}
+	want := 20 / pn.Now.Seconds()
+	if pn.Throughput < want*0.9 || pn.Throughput > want*1.1 {
+		t.Errorf("throughput %.1f/s after 20 tasks in %v, want about %.1f/s", pn.Throughput, pn.Now, want)
+	}
+}
