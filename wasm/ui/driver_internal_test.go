@@ -134,6 +134,16 @@ func TestFormatTick(t *testing.T) {
 		{1250 * time.Microsecond, 250 * time.Microsecond, "1.25ms"},
 		{2*time.Second + 5*time.Millisecond, 5 * time.Millisecond, "2.005s"},
 		{90 * time.Second, 30 * time.Second, "1m30s"},
+		// One style whatever the zoom: seconds from a second up, minutes
+		// from a minute up, with the decimals the step needs.
+		{4015996 * time.Microsecond, 4 * time.Microsecond, "4.015996s"},
+		{1310800 * time.Millisecond, 100 * time.Millisecond, "21m50.8s"},
+		{1311 * time.Second, time.Second, "21m51s"},
+		{2 * time.Minute, time.Minute, "2m"},
+		{2*time.Minute + 30*time.Second, 10 * time.Second, "2m30s"},
+		{3*time.Hour + 2*time.Minute, time.Minute, "3h02m"},
+		{3*time.Hour + 2*time.Minute + 5*time.Second, 5 * time.Second, "3h02m05s"},
+		{0, time.Microsecond, "0s"},
 	} {
 		if got := formatTick(c.d, c.step); got != c.want {
 			t.Errorf("formatTick(%v, %v) = %q, want %q", c.d, c.step, got, c.want)

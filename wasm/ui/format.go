@@ -54,21 +54,36 @@ func formatClock(d time.Duration) string {
 }
 
 // formatTick writes a time since the run started as a time axis with
-// ticks step apart labels it: "1.5s", "2m30s", and below a second "250ms",
-// "1.25ms", "40µs".
+// ticks step apart labels it, in one style whatever the zoom, with the
+// decimals the step needs: "250µs", "1.25ms", "250ms", "1.5s",
+// "4.015996s", "2m30s", "21m50.8s", "3h02m".
 func formatTick(d, step time.Duration) string {
-	if d < 0 {
-		return "-" + formatTick(-d, step)
-	}
 	switch {
-	case step >= time.Second || d == 0:
-		return formatClock(d)
-	case step >= time.Millisecond && d >= time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', decimals(step, time.Second), 64) + "s"
-	case step >= time.Millisecond || d >= time.Millisecond:
+	case d < 0:
+		return "-" + formatTick(-d, step)
+	case d == 0:
+		return "0s"
+	case d < time.Millisecond:
+		return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', decimals(step, time.Microsecond), 64) + "µs"
+	case d < time.Second:
 		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', decimals(step, time.Millisecond), 64) + "ms"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', decimals(step, time.Second), 64) + "s"
 	}
-	return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', decimals(step, time.Microsecond), 64) + "µs"
+	h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+	rest := d % time.Minute
+	head := fmt.Sprintf("%dm", m)
+	if h > 0 {
+		head = fmt.Sprintf("%dh%02dm", h, m)
+	}
+	if rest == 0 && step%time.Minute == 0 {
+		return head
+	}
+	secs := strconv.FormatFloat(rest.Seconds(), 'f', decimals(step, time.Second), 64)
+	if rest < 10*time.Second {
+		secs = "0" + secs
+	}
+	return head + secs + "s"
 }
 
 // decimals returns the digits after the point that a unit needs to show
