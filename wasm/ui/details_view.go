@@ -118,7 +118,7 @@ func (p *Play) listHead(title, id string, shown, total int, what, query string, 
 		count = formatCount(shown) + " of " + formatCount(total)
 	}
 	return app.Div().Class("list-head").Body(
-		app.H3().Body(app.Text(title+" "), app.Span().ID(id+"-count").Class("count").Title("%s", what).Text(count)),
+		app.H2().Class("card-title").Body(app.Text(title+" "), app.Span().ID(id+"-count").Class("count").Title("%s", what).Text(count)),
 		app.Input().Type("search").ID(id+"-filter").Class("input input-small list-filter").Placeholder("%s", "filter").
 			Aria("label", "Filter the "+strings.ToLower(title)).Value(query).Disabled(!p.mounted).
 			OnInput(func(ctx app.Context, e app.Event) { set(ctx.JSSrc().Get("value").String()) }, id),

@@ -11,6 +11,7 @@ type Playground struct {
 // Render draws the page around the playground.
 func (p *Playground) Render() app.UI {
 	return app.Div().ID("page").Class("page").Body(
+		skipLink(),
 		app.Header().Class("site-head").Body(
 			app.Img().Class("logo").Src("/web/icon.svg").Alt(""),
 			app.Div().Class("site-title").Body(
@@ -73,5 +74,8 @@ type Embed struct {
 
 // Render draws the compact playground alone.
 func (e *Embed) Render() app.UI {
-	return app.Main().ID("page").Class("embed").Body(&Play{Embed: true})
+	return app.Main().ID("page").Class("embed").Body(
+		app.H1().Class("visually-hidden").Text("Sluice playground"),
+		&Play{Embed: true},
+	)
 }

@@ -32,6 +32,9 @@ func (p *Play) Render() app.UI {
 	}
 	body := []app.UI{p.renderTransport(sc, preset, phase), p.renderNotice()}
 	if p.Embed {
+		body = append([]app.UI{skipLink()}, body...)
+	}
+	if p.Embed {
 		body = append(body,
 			p.renderTimeline(sc, preset, phase),
 			p.renderCounters(sc, true),
@@ -476,7 +479,7 @@ func (p *Play) renderDetails() app.UI {
 	}
 	return app.Div().Class("details").Body(
 		app.Section().Class("card").Body(
-			app.H3().Text("Wait before start, per priority"),
+			app.H2().Class("card-title").Text("Wait before start, per priority"),
 			app.Table().ID("waits").Class("waits").Body(app.TBody().Body(rows...)),
 			app.P().Class("muted small").Text("Over the last 1,000 tasks of each priority that started; virtual time."),
 		),
@@ -554,7 +557,7 @@ func (p *Play) renderShare() app.UI {
 		out = append(out, app.P().ID("reading").Class("muted").Text(p.reading))
 	}
 	return app.Section().Class("card share").Body(
-		app.H3().Text("Share and trace"),
+		app.H2().Class("card-title").Text("Share and trace"),
 		app.Div().Class("share-buttons").Body(
 			app.Button().ID("copy-link").Class("btn").Disabled(!linkable).Text("Copy link").OnClick(p.onCopyLink),
 			app.Button().ID("copy-embed").Class("btn").Disabled(!linkable).Text("Copy embed snippet").OnClick(p.onCopyEmbed),
@@ -598,7 +601,7 @@ func (p *Play) renderPresets(selected string) app.UI {
 		))
 	}
 	return app.Section().Class("card").Body(
-		app.H3().Text("Presets"),
+		app.H2().Class("card-title").Text("Presets"),
 		app.Div().Class("presets").Body(items...),
 	)
 }
@@ -754,7 +757,7 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 		),
 	)
 	return app.Section().Class("card").Body(
-		app.H3().Text("Setup"),
+		app.H2().Class("card-title").Text("Setup"),
 		app.P().Class("muted small").Text("Changing the setup restarts the run with the same work."),
 		app.Div().Class("fields").Body(fields...),
 	)
@@ -886,7 +889,7 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 	fields = append(fields, p.numField("burst-cancel-after", "Cancel after (ms)", "each task gives up this long after submit; 0: never", f.CancelAfterMS, 0, sim.MaxOffsetMS, func(_ app.Context, n int) { p.form.CancelAfterMS = n }))
 	replay := p.panel.Phase == "replay"
 	return app.Section().Class("card").Body(
-		app.H3().Text("Compose work"),
+		app.H2().Class("card-title").Text("Compose work"),
 		app.Div().Class("fields").Body(fields...),
 		app.P().Class("muted small").Text(map[bool]string{true: "A loaded trace is read-only.", false: "“Add burst” and “Add 1 task” are under the timeline."}[replay]),
 	)
@@ -915,7 +918,7 @@ func (p *Play) renderRun(sc sim.Scenario) app.UI {
 		)
 	}
 	return app.Section().Class("card").Body(
-		app.H3().Text("Run"),
+		app.H2().Class("card-title").Text("Run"),
 		app.P().Class("muted small").Text("Cancel all, Drain, Close and Reset are under the timeline."),
 		limit,
 		app.Div().Class("inline-form").Body(
@@ -937,4 +940,11 @@ func option(value, text string, selected bool) app.UI {
 		o = o.Selected(true)
 	}
 	return o
+}
+
+// skipLink is the page's first Tab stop: the timeline is far down the Tab
+// order, behind the controls and the setup. It shows when focused.
+func skipLink() app.UI {
+	return app.Button().ID("skip-to-timeline").Class("skip-link").Text("Skip to the timeline").
+		OnClick(func(app.Context, app.Event) { focusTimeline() })
 }
