@@ -428,26 +428,23 @@ func (p *Play) renderDetails() app.UI {
 	if len(pn.Waits) == 0 {
 		rows = append(rows, app.Tr().Body(app.Td().ColSpan(5).Class("muted").Text("No task has started yet.")))
 	}
+	// The panel holds the latest events that match the filter, out of the
+	// whole run: the session filters.
 	var log []app.UI
-	logShown := 0
 	for i := len(pn.Log) - 1; i >= 0; i-- {
 		e := pn.Log[i]
-		what := e.Name
-		if what == "" && e.Task != 0 {
-			what = "#" + strconv.FormatUint(e.Task, 10)
-		}
-		detail := logDetail(pn.Primitive, e.Kind, e.Key, e.Lane, e.Weight, e.Priority, e.Err)
-		at := formatAt(e.Time.Sub(pn.Origin))
-		if !matches(p.logQuery, at, what, eventVerb(e.Kind), detail) {
-			continue
-		}
-		logShown++
+		f := entryFields(pn.Primitive, pn.Origin, &e)
 		log = append(log, app.Li().Class("log-"+eventVerbClass(e.Kind)).Body(
-			app.Span().Class("log-time").Text(at),
-			app.Span().Class("log-task").Text(what),
-			app.Span().Class("log-kind").Text(eventVerb(e.Kind)),
-			app.Span().Class("log-detail").Text(detail),
+			app.Span().Class("log-time").Text(f[0]),
+			app.Span().Class("log-task").Text(f[1]),
+			app.Span().Class("log-kind").Text(f[2]),
+			app.Span().Class("log-detail").Text(f[3]),
 		))
+	}
+	if pn.LogMatches > len(pn.Log) {
+		log = append(log, app.Li().ID("log-more").Class("muted").Text(
+			"… and "+formatCount(pn.LogMatches-len(pn.Log))+" earlier "+plural(pn.LogMatches-len(pn.Log), "event", "events")+
+				map[bool]string{true: " that match", false: ""}[p.logQuery != ""]+": the filter searches all of them."))
 	}
 	if len(log) == 0 {
 		log = append(log, app.Li().Class("muted").Text(map[bool]string{true: "No event matches the filter.", false: "No events yet."}[p.logQuery != ""]))
@@ -484,11 +481,12 @@ func (p *Play) renderDetails() app.UI {
 			app.P().Class("muted small").Text("Over the last 1,000 tasks of each priority that started; virtual time."),
 		),
 		app.Section().Class("card").Body(
-			p.listHead("Event log", "log", logShown, len(pn.Log), "latest events", p.logQuery, func(q string) { p.logQuery = q }),
-			app.Ol().ID("log").Class("log log-scroll").TabIndex(0).Aria("label", "Event log, newest first").DataSet("count", logShown).Body(log...),
+			p.listHead("Event log", "log", pn.LogMatches, pn.LogTotal, "events of the whole run", p.logQuery, p.setLogQuery),
+			app.Ol().ID("log").Class("log log-scroll").TabIndex(0).Aria("label", "Event log, newest first").
+				DataSet("count", len(pn.Log)).DataSet("matches", pn.LogMatches).DataSet("total", pn.LogTotal).Body(log...),
 		),
 		app.Section().Class("card").Body(
-			p.listHead("Messages", "messages", msgShown, pn.MessageCount, "messages", p.msgQuery, func(q string) { p.msgQuery = q }),
+			p.listHead("Messages", "messages", msgShown, pn.MessageCount, "messages", p.msgQuery, func(_ app.Context, q string) { p.msgQuery = q }),
 			app.Ul().ID("messages").Class("log log-scroll").TabIndex(0).Aria("label", "Messages, newest first").DataSet("count", msgShown).Body(msgs...),
 			unlinked,
 		),
@@ -947,4 +945,17 @@ func option(value, text string, selected bool) app.UI {
 func skipLink() app.UI {
 	return app.Button().ID("skip-to-timeline").Class("skip-link").Text("Skip to the timeline").
 		OnClick(func(app.Context, app.Event) { focusTimeline() })
+}
+
+// setLogQuery filters the event log, over the whole run: the session
+// filters, off the UI goroutine, and the panel comes back filtered.
+func (p *Play) setLogQuery(ctx app.Context, q string) {
+	p.logQuery = q
+	if p.sess == nil {
+		return
+	}
+	ctx.Async(func() {
+		p.sess.SetLogQuery(q)
+		p.refresh(ctx)
+	})
 }

@@ -46,6 +46,8 @@ type Session struct {
 	snap     *trace.Snapshot
 	replay   *replay
 	levels   []core.Priority // the priorities the run's tasks can have, sorted
+	log      *eventLog       // the run's whole event log
+	logQuery string          // the event log's filter
 }
 
 // replay is a trace loaded from a file.
@@ -56,6 +58,7 @@ type replay struct {
 	start, end time.Time       // start is time 0 of its times as shown: the file's ts 0, or its first event
 	first      time.Time       // its first event
 	levels     []core.Priority // its tasks' priorities, sorted
+	log        *eventLog       // its event log, as far as the trace holds it
 	times      string          // how its times are shown
 	omitted    string          // what of the trace is not shown, and why; "" if nothing
 }
@@ -83,7 +86,12 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 		cfg.SlotName = "token" // a holder of w tokens is drawn on w of them
 	}
 	rec := trace.NewRecorder(cfg)
-	run, err := sim.NewRunner(sc, sim.Config{Observe: observer(rec, sc.Primitive)})
+	log := newEventLog(sc.Primitive, sim.Epoch, nil)
+	log.setQuery(s.logQuery)
+	run, err := sim.NewRunner(sc, sim.Config{Observe: observer(func(e core.Event) {
+		rec.Observe(e)
+		log.add(e)
+	}, sc.Primitive)})
 	if err != nil {
 		return err
 	}
@@ -94,7 +102,7 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 	}
 	s.stopRun()
 	s.sc, s.preset = run.Scenario(), preset
-	s.run, s.rec = run, rec
+	s.run, s.rec, s.log = run, rec, log
 	s.finished, s.queued, s.unlinked = false, nil, ""
 	s.chunked, s.carry = false, 0
 	s.maxLimit, s.refused = sc.Limit, 0
@@ -113,10 +121,10 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 // or "queue-N · M". A work queue knows a task's slot only once it starts,
 // and the recorder keeps the first key a task reports, so the queues'
 // events carry the lane's name on Started alone.
-func observer(rec *trace.Recorder, primitive string) func(core.Event) {
+func observer(record func(core.Event), primitive string) func(core.Event) {
 	k := sim.KindOf(primitive)
 	if !k.HasGroups() {
-		return rec.Observe
+		return record
 	}
 	if k.Slots {
 		return func(e core.Event) {
@@ -127,14 +135,14 @@ func observer(rec *trace.Recorder, primitive string) func(core.Event) {
 					e.Key = ""
 				}
 			}
-			rec.Observe(e)
+			record(e)
 		}
 	}
 	return func(e core.Event) {
 		if e.Task != 0 && e.Key != "" {
 			e.Key = consumerLane(e.Key, e.Lane)
 		}
-		rec.Observe(e)
+		record(e)
 	}
 }
 
@@ -656,6 +664,7 @@ func (s *Session) LoadTrace(r io.Reader, name string) error {
 		prios[i] = snap.Tasks[i].Priority
 	}
 	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: traceLevels(prios)}
+
 	rp.times = "Times are the trace's own: since its first event."
 	if origin, ok := rec.Origin(); ok && !start.Before(origin) && start.Sub(origin) <= 24*time.Hour {
 		rp.start = origin
@@ -672,6 +681,8 @@ func (s *Session) LoadTrace(r io.Reader, name string) error {
 		left = append(left, fmt.Sprintf("%s %s not fit a task's life or the recorder's bounds and %s left out", formatCount(int(d)), plural(int(d), "event did", "events did"), plural(int(d), "was", "were")))
 	}
 	rp.omitted = strings.Join(left, "; ")
+	rp.log = newEventLog("", rp.start, snap.Log)
+	rp.log.setQuery(s.logQuery)
 	s.replay = rp
 	return nil
 }
@@ -772,13 +783,28 @@ type Panel struct {
 	OldestWait time.Duration
 	Waits      []trace.WaitStats
 	Levels     []core.Priority // as Frame.Levels
-	Log        []trace.Entry
-	Origin     time.Time // virtual time 0, for the log's times
-	Messages   []sim.Message
+	Log        []trace.Entry   // the latest events that match the event log's filter, oldest first
+	// LogMatches is how many events of the run match the filter (all of
+	// them without one), LogTotal how many it has had.
+	LogMatches, LogTotal int
+	Origin               time.Time // virtual time 0, for the log's times
+	Messages             []sim.Message
 	// MessageCount is how many messages the run has had; Messages holds
 	// the latest.
 	MessageCount int
 	Trace        trace.Stats // the recorder's own totals
+}
+
+// SetLogQuery sets the event log's filter: Panel.Log then holds the
+// latest events that match it, out of the whole run.
+func (s *Session) SetLogQuery(q string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.logQuery = q
+	s.log.setQuery(q)
+	if s.replay != nil && s.replay.log != nil {
+		s.replay.log.setQuery(q)
+	}
 }
 
 // Events and messages the panel lists.
@@ -794,15 +820,17 @@ func (s *Session) Panel() Panel {
 	defer s.mu.Unlock()
 	if r := s.replay; r != nil {
 		st := r.snap.Stats
-		return Panel{
+		p := Panel{
 			Phase: "replay", Replay: r.name, Link: s.sc.Encode(), ReplayTimes: r.times, Omitted: r.omitted,
 			Now: r.end.Sub(r.start), Limit: int(st.Limit), MaxLimit: int(st.Limit),
 			Tasks: int(st.Submitted), Waiting: st.Waiting, Running: st.Running,
 			Succeeded: int(st.Succeeded), Failed: int(st.Failed), Canceled: int(st.Canceled), Panicked: int(st.Panicked),
 			MaxRunning: st.MaxRunning, Tokens: st.InUse, MaxTokens: st.MaxInUse, Lanes: st.Lanes,
 			Finished: true, Throughput: runRate(st.Throughput, r.end.Sub(r.start)), OldestWait: st.OldestWait,
-			Waits: slices.Clone(st.Waits), Levels: r.levels, Log: tail(r.snap.Log, panelLog), Origin: r.start, Trace: st,
+			Waits: slices.Clone(st.Waits), Levels: r.levels, Origin: r.start, Trace: st,
 		}
+		p.Log, p.LogMatches, p.LogTotal = r.log.latest(panelLog)
+		return p
 	}
 	st := s.run.Stats()
 	queued := 0
@@ -831,10 +859,10 @@ func (s *Session) Panel() Panel {
 		ts := s.snap.Stats
 		p.Throughput, p.OldestWait = runRate(ts.Throughput, st.Now), ts.OldestWait
 		p.Waits = slices.Clone(ts.Waits)
-		p.Log = tail(s.snap.Log, panelLog)
 		p.Trace = ts
 		p.Trace.Waits = p.Waits
 	}
+	p.Log, p.LogMatches, p.LogTotal = s.log.latest(panelLog)
 	msgs := s.run.Messages()
 	p.Messages = tail(msgs, panelMessages)
 	p.MessageCount = len(msgs)

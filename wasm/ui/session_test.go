@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"sluice/core"
 	"sluice/core/trace"
 	"sluice/wasm/sim"
 	"sluice/wasm/ui"
@@ -607,5 +608,40 @@ func TestThroughputOverTheRun(t *testing.T) {
 	want := 20 / pn.Now.Seconds()
 	if pn.Throughput < want*0.9 || pn.Throughput > want*1.1 {
 		t.Errorf("throughput %.1f/s after 20 tasks in %v, want about %.1f/s", pn.Throughput, pn.Now, want)
+	}
+}
+
+// TestEventLogKeepsTheRun runs 300 tasks, some 1,200 events: the event log
+// counts them all, and its filter searches all of them, the earliest
+// included, not only the latest events shown.
+func TestEventLogKeepsTheRun(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 1, Limit: 50,
+		Bursts: []sim.Burst{{Count: 300, MinMS: 10, MaxMS: 10}}}
+	s, err := ui.NewSession(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.SetPlaying(true); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		s.Frame(100*time.Millisecond, 10*time.Second)
+	}
+	pn := s.Panel()
+	if pn.Succeeded != 300 {
+		t.Fatalf("succeeded %d, want 300", pn.Succeeded)
+	}
+	if pn.LogTotal < 900 || pn.LogMatches != pn.LogTotal || len(pn.Log) != 200 {
+		t.Errorf("log: %d events, %d matching, %d shown; want every event of the run (900 or more), all matching, 200 shown", pn.LogTotal, pn.LogMatches, len(pn.Log))
+	}
+	s.SetLogQuery("t1 started")
+	pn = s.Panel()
+	// t1, t10..t19 and t100..t199 started: 111 events.
+	if pn.LogMatches != 111 || len(pn.Log) != 111 {
+		t.Fatalf("filter “t1 started”: %d matching, %d shown; want 111", pn.LogMatches, len(pn.Log))
+	}
+	if first := pn.Log[0]; first.Name != "t1" || first.Kind != core.Started {
+		t.Errorf("the earliest match is %s %v, want t1 started", first.Name, first.Kind)
 	}
 }
