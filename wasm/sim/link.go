@@ -204,7 +204,7 @@ func jsonProblem(err error) string {
 		}
 		return fmt.Sprintf("the field %s holds %s, where %s belongs", typ.Field, article(what), want)
 	case errors.As(err, &syn):
-		return fmt.Sprintf("it is not valid JSON at byte %d", syn.Offset)
+		return fmt.Sprintf("it is not valid JSON at byte %d (%v)", syn.Offset, syn)
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		return "it has a field " + name + " that this playground does not know"

@@ -299,7 +299,8 @@ func (r *Runner) Now() time.Duration { return r.clock.Now().Sub(Epoch) }
 // Advance moves virtual time forward by d (a negative d counts as 0),
 // firing every timer due within it, one at a time and in order: bursts,
 // scripted actions, task sleeps, cancel-afters and the primitive's own
-// timers. Before and after each, it lets the run come to rest. The
+// timers. Once the run has had work and finished it, time stays at its
+// last event. Before and after each, it lets the run come to rest. The
 // playground calls it on each animation frame while playing, with
 // FrameStep(frame, speed), and may call Advance(0) while paused to let
 // clicks take effect. It blocks while the run's goroutines catch up,
@@ -317,10 +318,20 @@ func (r *Runner) Advance(d time.Duration) {
 		}
 		r.settle()
 	}
-	if !r.isStopped() {
+	if !r.isStopped() && !r.ended() {
 		r.clock.advanceTo(target)
 	}
 	r.flush()
+}
+
+// ended reports whether the run has had work and has finished it: time
+// then stays at its last event, so that a run ends at the same time
+// whatever the steps it was advanced by (the speed of play).
+func (r *Runner) ended() bool {
+	r.mu.Lock()
+	made := len(r.tasks)
+	r.mu.Unlock()
+	return made > 0 && r.Finished()
 }
 
 // Step lets the run come to rest, jumps to the next timer's deadline and

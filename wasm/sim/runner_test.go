@@ -602,8 +602,8 @@ func TestStep(t *testing.T) {
 	}
 	r.Advance(-time.Second) // counts as 0
 	r.Advance(time.Second)
-	if r.Now() != 2250*time.Millisecond {
-		t.Errorf("Advance(1s) from 1.25s: now %v", r.Now())
+	if r.Now() != 1250*time.Millisecond {
+		t.Errorf("Advance(1s) from 1.25s, after the run ended: now %v, want the end, 1.25s", r.Now())
 	}
 }
 
@@ -652,6 +652,7 @@ func TestStopMidRun(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r, _ := start(t, s)
 			r.Advance(700 * time.Millisecond)
+			stopped := r.Now() // 700 ms, or the last event's time if the run ended before
 			r.Stop()
 			r.Stop()
 			r.Wait()
@@ -663,7 +664,7 @@ func TestStopMidRun(t *testing.T) {
 				t.Errorf("Step after Stop = true")
 			}
 			r.Advance(time.Second)
-			if r.Now() != 700*time.Millisecond {
+			if r.Now() != stopped {
 				t.Errorf("Advance after Stop moved time to %v", r.Now())
 			}
 			select {
@@ -887,5 +888,29 @@ func TestCancelConsumeMessage(t *testing.T) {
 		if ti, _ := r.Task(name); ti.State != sim.StateCanceled {
 			t.Errorf("%s is %s, want canceled", name, ti.State)
 		}
+	}
+}
+
+// TestEndTimeIndependentOfSpeed plays a preset to its end in frames of
+// 16 ms and of 160 ms (1x and 10x): it ends at the same virtual time, its
+// last event's.
+func TestEndTimeIndependentOfSpeed(t *testing.T) {
+	p, _ := sim.PresetByID("workqueue-cancel")
+	var ends []time.Duration
+	for _, step := range []time.Duration{16 * time.Millisecond, 160 * time.Millisecond, 1700 * time.Millisecond} {
+		r, err := sim.NewRunner(p.Scenario, sim.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 10_000 && !r.Finished(); i++ {
+			r.Advance(step)
+		}
+		r.Advance(step) // a frame after the end moves nothing
+		ends = append(ends, r.Now())
+		r.Stop()
+		r.Wait()
+	}
+	if ends[0] != ends[1] || ends[0] != ends[2] {
+		t.Errorf("the run ended at %v in frames of 16 ms, %v of 160 ms, %v of 1.7 s; want one time", ends[0], ends[1], ends[2])
 	}
 }
