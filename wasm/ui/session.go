@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -647,7 +648,11 @@ func (s *Session) TraceName() string {
 // returns a problem a person can read, and changes nothing, when the file
 // is not a trace the playground can show.
 func (s *Session) LoadTrace(r io.Reader, name string) error {
-	rec, err := trace.ReadJSON(r)
+	br := bufio.NewReader(r)
+	if hint := notJSON(br); hint != "" {
+		return fmt.Errorf("%s cannot be shown: %s", name, hint)
+	}
+	rec, err := trace.ReadJSON(br)
 	if err != nil {
 		return fmt.Errorf("%s cannot be shown: %s", name, strings.TrimPrefix(err.Error(), "trace: "))
 	}
@@ -685,6 +690,28 @@ func (s *Session) LoadTrace(r io.Reader, name string) error {
 	rp.log.setQuery(s.logQuery)
 	s.replay = rp
 	return nil
+}
+
+// notJSON peeks at the start of a trace file and, when it is not JSON but
+// a format the playground can name, says what it is and how to get JSON
+// from it; otherwise it returns "" and the JSON reader says what is
+// wrong.
+func notJSON(br *bufio.Reader) string {
+	head, _ := br.Peek(64)
+	text := strings.TrimLeft(string(head), " \t\r\n\ufeff")
+	switch {
+	case len(text) == 0 || text[0] == '{' || text[0] == '[':
+		return ""
+	case strings.HasPrefix(text, "go 1.") && strings.Contains(text, "trace"):
+		return "it is a Go execution trace (runtime/trace), which this playground does not read; " +
+			"open it with go tool trace, or record the service with core/trace's recorder, whose Chrome Trace JSON loads here"
+	case head[0] == 0x0a || head[0] == 0x12 || head[0] == 0x1a:
+		// A protocol buffer: a length-delimited field 1, 2 or 3, as
+		// Perfetto's Trace message (its packets) starts.
+		return "it looks like a Perfetto protobuf trace (.pftrace, .perfetto-trace), and this playground reads Chrome Trace Event JSON. " +
+			"Convert it with Perfetto's traceconv (traceconv json trace.pftrace trace.json), or open it at ui.perfetto.dev"
+	}
+	return ""
 }
 
 // traceStart returns the earliest time of a loaded trace's model.

@@ -645,3 +645,33 @@ func TestEventLogKeepsTheRun(t *testing.T) {
 		t.Errorf("the earliest match is %s %v, want t1 started", first.Name, first.Kind)
 	}
 }
+
+// TestLoadProtobufTrace loads a Perfetto protobuf trace and a Go execution
+// trace: the page names the format and says how to get JSON, instead of
+// "not valid JSON at byte 1".
+func TestLoadProtobufTrace(t *testing.T) {
+	s, err := ui.NewSession(sim.Presets()[0].Scenario, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want []string
+	}{
+		{"trace.pftrace", []byte{0x0a, 0x1c, 0x82, 0x01, 0x05, 0x0a, 0x03, 'f', 'o', 'o', 0x88, 0x01, 0x01}, []string{"Perfetto protobuf", "traceconv json"}},
+		{"trace.out", []byte("go 1.23 trace\x00\x00\x00\x01"), []string{"Go execution trace", "go tool trace"}},
+	} {
+		err := s.LoadTrace(bytes.NewReader(tc.data), tc.name)
+		if err == nil {
+			t.Errorf("%s loaded", tc.name)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("loading %s: %q, want it to say %q", tc.name, err, w)
+			}
+		}
+	}
+}
