@@ -183,3 +183,29 @@ func TestFormatAt(t *testing.T) {
 		}
 	}
 }
+
+// Fit shows a finished run whole, from 0 to its end, however much shorter
+// than the window it was.
+func TestFitFitsAFinishedRun(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 1, Limit: 2,
+		Bursts: []sim.Burst{{Count: 4, MinMS: 500, MaxMS: 500}}}
+	s, err := NewSession(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	s.SetPlaying(true)
+	for range 30 {
+		s.Frame(100*time.Millisecond, defaultSpan)
+	}
+	d := newDriver(s, false)
+	d.tick(nopPainter{}, 0, 1, 1000, 300, Point{}, true)
+	if !d.frame.Finished || d.frame.Now != time.Second {
+		t.Fatalf("the run: finished %v at %v, want finished at 1s", d.frame.Finished, d.frame.Now)
+	}
+	d.apply(input{Kind: inputFit})
+	d.tick(nopPainter{}, 0, 2, 1000, 300, Point{}, true)
+	if from, to := d.window(); from != 0 || to < time.Second || to > 1200*time.Millisecond {
+		t.Errorf("after Fit the window is %v..%v, want 0 to the run's end (1s) and a little more", from, to)
+	}
+}

@@ -286,6 +286,7 @@ type Frame struct {
 	Limit     int             // the current limit; 0 if none
 	Levels    []core.Priority // the priorities tasks can have, sorted; colours go by rank among them
 	Replay    bool
+	Finished  bool // the live run has finished its work: Now is its end
 	Changed   bool // something happened since the last frame: the panel is stale
 }
 
@@ -348,7 +349,8 @@ func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool
 	limit := int(s.snap.Stats.Limit)
 	s.maxLimit = max(s.maxLimit, limit)
 	return Frame{Snap: s.snap, Origin: sim.Epoch, Now: now, From: from, To: to,
-		Primitive: s.sc.Primitive, ColorBy: s.sc.ColorBy, Limit: limit, Levels: s.levels, Changed: changed}
+		Primitive: s.sc.Primitive, ColorBy: s.sc.ColorBy, Limit: limit, Levels: s.levels, Changed: changed,
+		Finished: s.finished}
 }
 
 // wholeMS returns the whole milliseconds of d and what is owed from
