@@ -59,6 +59,7 @@ type Play struct {
 	logQuery string       // the event log's filter, as typed
 	msgQuery string       // the messages' filter, as typed
 	descOpen string       // the preset (or "custom") whose description shows whole
+	basis    string       // the preset the scenario was last, which a changed one still shows
 	shown    notice       // the notice expireNotice last saw, and since when
 	shownAt  time.Time
 
@@ -113,6 +114,7 @@ func (p *Play) OnMount(ctx app.Context) {
 	p.sess = sess
 	p.drv = newDriver(sess, p.Embed)
 	p.sc, p.preset = sess.Scenario()
+	p.basis = p.preset
 	p.form = defaultBurst()
 	p.span = defaultSpan
 	p.limitNow = max(p.sc.Limit, 1)
@@ -271,6 +273,9 @@ func (p *Play) shareURL(path string) string {
 func (p *Play) apply(pn Panel, sc sim.Scenario, preset string) {
 	p.panel = pn
 	p.sc, p.preset = sc, preset
+	if preset != "" {
+		p.basis = preset
+	}
 	if pn.Alert != "" {
 		p.notice = notice{pn.Alert, "error"}
 	}

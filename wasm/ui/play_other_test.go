@@ -301,3 +301,19 @@ func TestPreRenderSelects(t *testing.T) {
 		}
 	}
 }
+
+// TestPresetTextKeptAfterABurst adds a burst to a preset: the view still
+// says what to watch in it, marked changed, rather than "Custom scenario".
+func TestPresetTextKeptAfterABurst(t *testing.T) {
+	p, disp := mount(t, "/", false)
+	ps := sim.Presets()[0]
+	ui.ClickAddBurst(disp, p, sim.Burst{Count: 3, MinMS: 10, MaxMS: 20})
+	disp.Consume()
+	html := app.HTMLString(p)
+	if got := text(t, html, "scenario-title"); !strings.HasPrefix(got, ps.Title+" (changed)") {
+		t.Errorf("title after a burst = %q, want %q", got, ps.Title+" (changed)")
+	}
+	if got := text(t, html, "scenario-desc"); !strings.Contains(got, ps.Description) {
+		t.Errorf("description after a burst = %q, want the preset's", got)
+	}
+}

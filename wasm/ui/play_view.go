@@ -209,6 +209,9 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 		title, desc := "Custom scenario", "Your own setup and work: the link carries all of it."
 		if ps, ok := sim.PresetByID(preset); ok {
 			title, desc = ps.Title, ps.Description
+		} else if ps, ok := sim.PresetByID(p.basis); ok && ps.Scenario.Primitive == sc.Primitive {
+			// Work added to a preset: what to watch still holds.
+			title, desc = ps.Title+" (changed)", ps.Description+" You changed it: the link carries your changes."
 		}
 		// The head keeps one height whatever the scenario, so that the
 		// timeline stays put: one line of title, two of description (a
