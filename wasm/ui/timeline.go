@@ -70,6 +70,7 @@ type timeline struct {
 	// Per frame, reused.
 	fills, caps pathSet
 	edges       pathSet // outlines of the bars whose fill is soft
+	nEdges      int     // outlines this frame
 	grid        []byte
 	hits        []hit
 	rows        []laneRow
@@ -664,11 +665,23 @@ func (b *barPass) flush(row int) {
 // edge outlines a bar of a soft fill in colour, so that every bar stands
 // out from the background at 3:1 or more (WCAG 1.4.11), as its strong
 // colour does; "" draws none.
+//
+// Bars narrower than minEdgeW go without: a sliver is drawn by its fill
+// alone, and a large trace zoomed out is thousands of them, whose outlines
+// would cost more than the bars. So do the outlines past maxEdges in a
+// frame.
 func (t *timeline) edge(color string, x, y, w, h float64) {
-	if color != "" && w >= 3 && h >= 3 {
+	if color != "" && w >= minEdgeW && h >= 3 && t.nEdges < maxEdges {
+		t.nEdges++
 		t.edges.rect(color, x+0.5, y+0.5, w-1, h-1)
 	}
 }
+
+// Bounds on the bars' outlines.
+const (
+	minEdgeW = 6
+	maxEdges = 1500
+)
 
 // draw draws task i of the frame's snapshot on its row, and reports the
 // time up to which the next task of the row would share its pixel, or the
@@ -838,6 +851,7 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 	t.fills.reset()
 	t.caps.reset()
 	t.edges.reset()
+	t.nEdges = 0
 	b := &barPass{t: t, g: g, f: f, now: f.Origin.Add(f.Now), pad: max(2, math.Floor(g.laneH/6))}
 	b.nowNs = b.now.UnixNano()
 	b.fromNs = f.Origin.Add(g.from).UnixNano()
