@@ -127,9 +127,18 @@ func TestReplayReload(t *testing.T) {
 		chromedp.Click("#cancel-all", chromedp.ByQuery),
 		chromedp.Poll(`document.querySelector('#message').textContent.includes("canceled")`, &ok, chromedp.WithPollingTimeout(waitLong)),
 		chromedp.Click("#add-burst", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector('#message').textContent.includes("Added 10 tasks")`, &ok, chromedp.WithPollingTimeout(waitLong)),
-		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "playing"`, &ok, chromedp.WithPollingTimeout(waitLong)),
-		chromedp.Click("#play", chromedp.ByQuery),
+		// Paused from the page, in the poll that sees the run playing
+		// again: at 10× the burst's tasks end within a quarter of a
+		// second, sooner than a click sent from here may arrive on a
+		// loaded machine.
+		chromedp.Poll(`(() => {
+			if (document.querySelector('#message').textContent.includes("Added 10 tasks") &&
+				document.querySelector('#playground').dataset.phase === "playing") {
+				document.querySelector('#play').click();
+				return true;
+			}
+			return false;
+		})()`, &ok, chromedp.WithPollingTimeout(waitLong)),
 		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused"`, &ok, chromedp.WithPollingTimeout(waitLong)),
 	)
 	n += 10
@@ -447,7 +456,7 @@ func TestCodeView(t *testing.T) {
 		chromedp.Poll(`document.querySelector('#message').textContent.includes("Added 7 tasks")`, &ok, chromedp.WithPollingTimeout(waitLong)),
 		typeInto("#limit-now", "5"),
 		chromedp.Click("#set-limit", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector('#code-text').value.includes("sem.SetLimit(5)") && document.querySelector('#code-text').value.includes("count: 7,")`,
+		chromedp.Poll(`document.querySelector('#code-text').value.includes("do: func() { setLimit(5) }") && document.querySelector('#code-text').value.includes("count: 7,")`,
 			&ok, chromedp.WithPollingTimeout(waitLong)),
 		chromedp.Evaluate(`document.querySelector('#code-text').value`, &code),
 	)

@@ -52,12 +52,26 @@ func (b *browser) pausedHit(t *testing.T) (x, y float64, name string) {
 	t.Helper()
 	var ok bool
 	var hit string
+	// Paused from the page itself, in the poll that sees tasks running: a
+	// click sent from here arrives late on a loaded machine, when the run
+	// may be between bursts with nothing open to tap.
 	b.run(t, "letting the run get going and pausing it",
-		chromedp.Poll(`Number(document.querySelector('#stats').dataset.running) > 0 && Number(document.querySelector('#stats').dataset.nowMs) > 1200`,
-			&ok, chromedp.WithPollingTimeout(waitLong)),
-		chromedp.Click("#play", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused" && document.querySelector('#timeline').dataset.openHit`,
-			&hit, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Poll(`(() => {
+			const s = document.querySelector('#stats').dataset;
+			if (Number(s.running) > 0 && Number(s.nowMs) > 1200) {
+				document.querySelector('#play').click();
+				return true;
+			}
+			return false;
+		})()`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	var state string
+	b.run(t, "reading the paused run",
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Evaluate(`JSON.stringify({stats: document.querySelector('#stats').dataset, tl: document.querySelector('#timeline').dataset})`, &state),
+	)
+	b.run(t, "waiting for an open task on the timeline ("+state+")",
+		chromedp.Poll(`document.querySelector('#timeline').dataset.openHit`, &hit, chromedp.WithPollingTimeout(waitLong)),
 	)
 	// The hit is published a few times a second: take it once it holds
 	// across published frames of the paused run.

@@ -11,5 +11,6 @@ import (
 
 func main() {
 	ui.Routes()
+	ui.GuardLink() // before go-app reads the URL
 	app.RunWhenOnBrowser()
 }

@@ -2,7 +2,10 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"sluice/core"
 )
@@ -45,7 +48,7 @@ func newConsumeBackend(r *Runner) *consumeBackend {
 	b := &consumeBackend{sem: core.NewSemaphore(int64(r.sc.Limit), core.WithClock(r.clock))}
 	for i, c := range r.sc.Consumers {
 		b.cons = append(b.cons, &consumer{
-			name: ConsumerName(i),
+			name: r.kind.GroupName(i),
 			conc: c.Concurrency,
 			prio: core.Priority(c.Priority),
 			ch:   make(chan *task),
@@ -103,6 +106,13 @@ func (b *consumeBackend) observe(r *Runner, c *consumer, e core.Event) {
 		delete(c.byID, e.Task)
 	}
 	if t != nil {
+		if e.Kind == core.Failed && t.kicked && errors.Is(e.Err, context.Canceled) {
+			// Canceled by the person (or its cancel-after): Consume
+			// reports a handler that returned its context's error as
+			// Failed, since the consumer goes on, but for the page the
+			// message was canceled, as a task of any other primitive is.
+			e.Kind = core.Canceled
+		}
 		r.apply(t, &e, errText)
 		e.Task = uint64(t.n)
 		e.Name = t.name
@@ -280,4 +290,99 @@ func (b *consumeBackend) cancelAll(r *Runner, why string) {
 	for _, f := range fns {
 		f()
 	}
+}
+
+// consumeKind is core.Consume: consumers, each over its own channel,
+// drawing their slots from one shared core.Semaphore.
+var consumeKind = &Kind{
+	ID: Consume, Title: "Consume", Noun: "consumers",
+	LimitWhat: "limit", LimitLabel: "Shared semaphore tokens", LimitHint: "one global limit for every consumer", MinLimit: 1, Resizable: true,
+	Groups: "consumer", GroupSize: "concurrency", GroupSizeTitle: "WithConcurrency",
+	GroupsLabel:   "Consumers (concurrency, priority: any whole number)",
+	DefaultGroups: []Consumer{{Concurrency: 2, Priority: 1}, {Concurrency: 2}},
+	Signature: func(s Scenario) string {
+		return fmt.Sprintf("Consume ×%d, WithSemaphore(NewSemaphore(%d))", len(s.Consumers), s.Limit)
+	},
+	newBackend: func(r *Runner) backend {
+		r.consume = newConsumeBackend(r)
+		return r.consume
+	},
+	runtime: consumeRuntime,
+	code: func(g *gen, s Scenario) {
+		var concs []string
+		for _, c := range s.Consumers {
+			concs = append(concs, strconv.Itoa(c.Concurrency))
+		}
+		g.p("// The consumers draw their slots from one semaphore: a global limit.")
+		g.p("sem := core.NewSemaphore(%d, core.WithClock(r.clock))", s.Limit)
+		g.p("var cons []*consumer")
+		g.p("for i, concurrency := range []int{%s} {", strings.Join(concs, ", "))
+		g.p(`	ctx, stop := context.WithCancel(context.Background())
+		c := &consumer{name: "consumer-" + strconv.Itoa(i+1), conc: concurrency, ch: make(chan *task, 1), stop: stop, byID: map[uint64]*task{}}
+		cons = append(cons, c)
+		handle := func(ctx context.Context, t *task) error {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			r.setCancel(t, cancel)
+			return r.body(t)(ctx)
+		}
+		r.goWait(func() {
+			defer stop()
+			core.Consume(ctx, c.ch, handle, core.WithConcurrency(concurrency), core.WithSemaphore(sem), core.WithPriority(groups[i]), core.WithObserver(r.observeConsumer(c)), core.WithClock(r.clock))
+		})
+		}
+		// Messages wait in their consumer's backlog until it can take one; they
+		// are handed over one at a time, the oldest first.
+		r.backlog = func(t *task) { cons[t.consumer].backlog = append(cons[t.consumer].backlog, t) }
+		r.feed = func() bool { return r.feedConsumers(cons) }
+		r.refusing = func() bool { return r.draining || r.closing }
+		setLimit := func(n int) {
+		sem.SetLimit(int64(n))
+		r.rest()
+		}
+		// Drain: each consumer's channel is closed once its backlog is empty.
+		drain := func() {
+		r.mu.Lock()
+		r.draining = true
+		r.mu.Unlock()
+		}
+		// Close cancels every consumer and every message.
+		closeAll := func() {
+		var fns []func()
+		r.mu.Lock()
+		r.closing = true
+		for _, c := range cons {
+			if !c.canceled {
+				c.canceled = true
+				fns = append(fns, c.stop)
+			}
+		}
+		for _, t := range r.tasks {
+			switch {
+			case t.state == "backlog":
+				t.state = "withdrawn"
+				r.counts["withdrawn"]++
+			case t.live() && !t.kicked:
+				t.kicked = true
+				if t.cancel != nil {
+					fns = append(fns, t.cancel)
+				}
+			}
+		}
+		r.mu.Unlock()
+		for _, f := range fns {
+			f()
+		}
+		}
+		stop := func() {
+		r.mu.Lock()
+		for _, c := range cons {
+			if !c.closed {
+				c.closed = true
+				close(c.ch)
+			}
+		}
+		r.mu.Unlock()
+		}`)
+	},
 }

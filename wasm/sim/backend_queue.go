@@ -3,6 +3,9 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"sluice/core"
@@ -183,4 +186,126 @@ func (r *Runner) closeQueues(closeAll func()) {
 		r.mu.Unlock()
 		r.nudge()
 	})
+}
+
+// workQueueKind is core.WorkQueue: tasks run in worker slots, in priority
+// order.
+var workQueueKind = &Kind{
+	ID: WorkQueue, Title: "WorkQueue", Noun: "work queue",
+	LimitWhat: "parallelism", LimitLabel: "Parallelism", LimitHint: "workers at once", MinLimit: 1, Resizable: true,
+	CapacityLabel: "Capacity", CapacityHint: "WithCapacity: pending tasks held; 0: unbounded", Slots: true,
+	Signature: func(s Scenario) string {
+		return "WorkQueue(" + strconv.Itoa(s.Limit) + optList(capacityOpt(s)) + ")"
+	},
+	newBackend: func(r *Runner) backend { return newWorkQueueBackend(r) },
+	code: func(g *gen, s Scenario) {
+		g.p("q := core.NewWorkQueue(%d, core.WithObserver(r.observe(\"\")), core.WithClock(r.clock)%s)", s.Limit, capacityOption(s))
+		g.p(`r.submit = func(t *task) {
+h, err := q.TrySubmit(r.body(t), core.WithName(t.name), core.WithPriority(t.prio))
+r.accepted(t, h, err)
+}`)
+		queueCode(g, true)
+	},
+}
+
+// processorKind is core.Processor: a work queue whose tasks return a
+// value, here the time they slept.
+var processorKind = &Kind{
+	ID: Processor, Title: "Processor", Noun: "processor",
+	LimitWhat: "parallelism", LimitLabel: "Parallelism", LimitHint: "workers at once", MinLimit: 1, Resizable: true,
+	CapacityLabel: "Capacity", CapacityHint: "WithCapacity: pending tasks held; 0: unbounded", Slots: true,
+	Signature: func(s Scenario) string {
+		return "Processor(" + strconv.Itoa(s.Limit) + optList(capacityOpt(s)) + ")"
+	},
+	newBackend: func(r *Runner) backend { return newProcessorBackend(r) },
+	code: func(g *gen, s Scenario) {
+		g.p("// The processor's function is the task's body; its result is the time it slept.")
+		g.p("q := core.NewProcessor(%d, func(ctx context.Context, t *task) (time.Duration, error) {", s.Limit)
+		g.p("return t.dur, r.body(t)(ctx)")
+		g.p("}, core.WithObserver(r.observe(\"\")), core.WithClock(r.clock)%s)", capacityOption(s))
+		g.p(`r.submit = func(t *task) {
+f, err := q.TrySubmit(t, core.WithName(t.name), core.WithPriority(t.prio))
+if err != nil {
+r.accepted(t, nil, err)
+return
+}
+r.accepted(t, f.Task(), nil)
+}`)
+		queueCode(g, true)
+	},
+}
+
+// keyedKind is core.KeyedQueue: one lane per key, each key's tasks one
+// at a time and in order.
+var keyedKind = &Kind{
+	ID: Keyed, Title: "KeyedQueue", Noun: "keyed queue",
+	LimitWhat: "the keyed queue's parallelism", LimitLabel: "Parallelism across keys", LimitHint: "WithParallelism; 0: no limit",
+	Idle: true, Keys: true,
+	CapacityLabel: "Capacity (per key)", CapacityHint: "WithCapacity: pending tasks each key holds; 0: unbounded",
+	Signature: func(s Scenario) string {
+		var opts []string
+		if s.Limit > 0 {
+			opts = append(opts, "WithParallelism("+strconv.Itoa(s.Limit)+")")
+		}
+		if s.IdleMS > 0 {
+			opts = append(opts, "WithIdleTimeout("+clockText(s.IdleMS)+")")
+		}
+		opts = append(opts, capacityOpt(s)...)
+		return "KeyedQueue(" + strings.TrimPrefix(optList(opts), ", ") + ")"
+	},
+	newBackend: func(r *Runner) backend { return newKeyedBackend(r) },
+	code: func(g *gen, s Scenario) {
+		opts := ""
+		if s.Limit > 0 {
+			opts += fmt.Sprintf(", core.WithParallelism(%d)", s.Limit)
+		}
+		if s.IdleMS > 0 {
+			opts += fmt.Sprintf(", core.WithIdleTimeout(%s)", durArg(s.IdleMS))
+		}
+		g.p("q := core.NewKeyedQueue[string](core.WithObserver(r.observe(\"\")), core.WithClock(r.clock)%s%s)", opts, capacityOption(s))
+		g.p(`r.submit = func(t *task) {
+h, err := q.TrySubmit(t.key, r.body(t), core.WithName(t.name), core.WithPriority(t.prio))
+r.accepted(t, h, err)
+}`)
+		queueCode(g, false)
+	},
+}
+
+// capacityOpt lists the scenario's WithCapacity option for a signature.
+func capacityOpt(s Scenario) []string {
+	if s.Capacity > 0 {
+		return []string{"WithCapacity(" + strconv.Itoa(s.Capacity) + ")"}
+	}
+	return nil
+}
+
+// queueCode writes a queue's setLimit, drain, closeAll and stop: a queue
+// that cannot be resized drains on a goroutine of its own, since its
+// Drain looks at the context first.
+func queueCode(g *gen, resizable bool) {
+	if !resizable {
+		g.p(`setLimit := func(int) {} // the parallelism is fixed when the queue is made`)
+		g.p(`// Drain waits for the accepted work: on a goroutine of its own.
+drain := func() {
+r.goWait(func() { q.Drain(context.Background()) })
+}`)
+	} else {
+		g.p(`setLimit := func(n int) {
+q.SetParallelism(n)
+r.rest()
+}
+// Drain stops taking tasks at once; an ended context makes it return
+// without waiting for the accepted work, which goes on.
+drain := func() {
+ctx, cancel := context.WithCancel(context.Background())
+cancel()
+q.Drain(ctx)
+}`)
+	}
+	g.p(`// Close cancels pending and running work and waits for it.
+closeAll := func() {
+r.kickAll()
+r.goWait(func() { q.Close() })
+}
+stop := func() { q.Close() }`)
 }

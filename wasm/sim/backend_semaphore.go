@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 
 	"sluice/core"
 )
@@ -73,3 +75,63 @@ func (b *semBackend) close(r *Runner) {
 }
 
 func (b *semBackend) stop(r *Runner) {}
+
+// semaphoreKind is core.Semaphore: each task is a goroutine in
+// Semaphore.Do holding its weight in tokens.
+var semaphoreKind = &Kind{
+	ID: Semaphore, Title: "Semaphore", Noun: "semaphore",
+	LimitWhat: "limit", LimitLabel: "Limit (tokens)", LimitHint: "core.NewSemaphore(n)", MinLimit: 1, Resizable: true,
+	Aging: true, Weights: true, Tokens: true,
+	Signature: func(s Scenario) string {
+		var opts []string
+		if s.AgingMS > 0 {
+			opts = append(opts, "WithAging("+clockText(s.AgingMS)+")")
+		}
+		return "Semaphore(" + strconv.Itoa(s.Limit) + optList(opts) + ")"
+	},
+	newBackend: func(r *Runner) backend { return newSemBackend(r) },
+	code: func(g *gen, s Scenario) {
+		aging := ""
+		if s.AgingMS > 0 {
+			aging = fmt.Sprintf(", core.WithAging(%s)", durArg(s.AgingMS))
+		}
+		g.p("sem := core.NewSemaphore(%d, core.WithObserver(r.observe(\"\")), core.WithClock(r.clock)%s)", s.Limit, aging)
+		g.p(`// Each task is a goroutine in Semaphore.Do; the next one is submitted
+		// once it has queued, so that waiters queue in arrival order.
+		r.submit = func(t *task) {
+		ctx, cancel := context.WithCancel(context.Background())
+		r.setCancel(t, cancel)
+		t.queued = make(chan struct{})
+		r.goWait(func() {
+			defer cancel()
+			sem.Do(ctx, t.weight, r.body(t), core.WithName(t.name), core.WithPriority(t.prio))
+			r.mu.Lock()
+			if t.state == "submitting" {
+				t.state = "withdrawn" // canceled before it queued
+				r.counts["withdrawn"]++
+			}
+			r.mu.Unlock()
+			t.once.Do(func() { close(t.queued) })
+		})
+		<-t.queued
+		}
+		// A semaphore has no Drain or Close of its own: the run refuses new tasks.
+		r.refusing = func() bool { return r.draining || r.closing }
+		setLimit := func(n int) {
+		sem.SetLimit(int64(n))
+		r.rest()
+		}
+		drain := func() {
+		r.mu.Lock()
+		r.draining = true
+		r.mu.Unlock()
+		}
+		closeAll := func() {
+		r.mu.Lock()
+		r.closing = true
+		r.mu.Unlock()
+		r.cancelAll()
+		}
+		stop := func() {}`)
+	},
+}

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"sluice/core"
 )
@@ -36,7 +38,7 @@ type sharedQueue struct {
 func newSharedBackend(r *Runner) *sharedBackend {
 	b := &sharedBackend{sem: core.NewSemaphore(int64(r.sc.Limit), core.WithClock(r.clock))}
 	for i, c := range r.sc.Consumers {
-		sq := &sharedQueue{name: QueueName(i), par: c.Concurrency}
+		sq := &sharedQueue{name: r.kind.GroupName(i), par: c.Concurrency}
 		opts := []core.Option{
 			core.WithSemaphore(b.sem),
 			core.WithObserver(func(e core.Event) { b.observe(r, sq, e) }),
@@ -161,4 +163,62 @@ func (b *sharedBackend) closeAll() {
 	for _, sq := range b.queues {
 		sq.q.Close()
 	}
+}
+
+// sharedKind is several core.WorkQueues drawing a token of one shared
+// core.Semaphore for each task they run (core.WithSemaphore).
+var sharedKind = &Kind{
+	ID: Shared, Title: "WorkQueues + Semaphore", Noun: "work queues",
+	LimitWhat: "the shared limit", LimitLabel: "Shared semaphore tokens", LimitHint: "one global limit for every queue's tasks", MinLimit: 1, Resizable: true,
+	CapacityLabel: "Capacity (per queue)", CapacityHint: "WithCapacity: pending tasks each queue holds; 0: unbounded",
+	Slots:  true,
+	Groups: "queue", GroupSize: "parallelism", GroupSizeTitle: "NewWorkQueue(n, WithSemaphore(sem))",
+	GroupsLabel:   "Work queues (parallelism, priority: any whole number)",
+	DefaultGroups: []Consumer{{Concurrency: 3}, {Concurrency: 2, Priority: 1}},
+	Signature: func(s Scenario) string {
+		return fmt.Sprintf("WorkQueue ×%d, WithSemaphore(NewSemaphore(%d))", len(s.Consumers), s.Limit)
+	},
+	newBackend: func(r *Runner) backend { return newSharedBackend(r) },
+	code: func(g *gen, s Scenario) {
+		capacity := capacityOption(s)
+		g.p("// One limit across the queues: each task takes a token of sem while it runs.")
+		g.p("sem := core.NewSemaphore(%d, core.WithClock(r.clock))", s.Limit)
+		var pars []string
+		for _, c := range s.Consumers {
+			pars = append(pars, strconv.Itoa(c.Concurrency))
+		}
+		g.p("var qs []*core.WorkQueue")
+		g.p("for i, parallelism := range []int{%s} {", strings.Join(pars, ", "))
+		g.p("name := \"queue-\" + strconv.Itoa(i+1)")
+		g.p("qs = append(qs, core.NewWorkQueue(parallelism, core.WithSemaphore(sem), core.WithObserver(r.observe(name)), core.WithClock(r.clock)%s))", capacity)
+		g.p("}")
+		g.p(`r.submit = func(t *task) {
+		h, err := qs[t.consumer].TrySubmit(r.body(t), core.WithName(t.name), core.WithPriority(t.prio))
+		r.accepted(t, h, err)
+		}
+		setLimit := func(n int) {
+		sem.SetLimit(int64(n))
+		r.rest()
+		}
+		drain := func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		for _, q := range qs {
+			q.Drain(ctx)
+		}
+		}
+		closeAll := func() {
+		r.kickAll()
+		r.goWait(func() {
+			for _, q := range qs {
+				q.Close()
+			}
+		})
+		}
+		stop := func() {
+		for _, q := range qs {
+			q.Close()
+		}
+		}`)
+	},
 }

@@ -53,7 +53,7 @@ func newChecker(t *testing.T, s sim.Scenario) *checker {
 		tasks: make(map[uint64]*seen), perKey: make(map[string]int), ends: make(map[core.EventKind]int),
 	}
 	for i, cs := range s.Consumers {
-		c.conc[sim.LaneGroupName(s.Primitive, i)] = cs.Concurrency
+		c.conc[sim.KindOf(s.Primitive).GroupName(i)] = cs.Concurrency
 	}
 	return c
 }

@@ -49,8 +49,9 @@ func (r *Runner) Submit(b Burst) error {
 // waiting or pending task leaves the queue without running; a running
 // task's context is canceled and it ends however its body returns. For
 // consume, a message its consumer has taken stops as soon as its handler
-// runs, and Consume reports it Failed with context.Canceled, since the
-// consumer itself goes on. It returns an error naming the problem if
+// runs; Consume reports it Failed with context.Canceled, since the
+// consumer itself goes on, and the runner reports it Canceled, as the
+// page counts it. It returns an error naming the problem if
 // there is no such task or it has already ended.
 func (r *Runner) Cancel(name string) error {
 	r.mu.Lock()

@@ -26,8 +26,15 @@
 //     steps), each entry at its virtual time and after the count of the
 //     run's events it followed, which the Runner replays at that very
 //     point: a link replays a run event for event.
+//   - [Kind], one descriptor per primitive ([Kinds], [KindOf]): its setup
+//     fields, its validation, how its tasks are drawn and submitted (its
+//     backend), its lanes and counters, its words and its Go code. The
+//     runner, the code generator and the page ask it; nothing else
+//     branches on which primitive a scenario runs.
 //   - [Scenario.GoCode], the Go program that runs the scenario with
-//     sluice/core.
+//     sluice/core as the runner does: on the same virtual clock, with
+//     the same draws and the same order of submission, printing one line
+//     per task event in the event log's format ([EventLine]).
 //
 // # Reproducible runs
 //

@@ -75,11 +75,12 @@ func TestGoCodeShowsTheScenario(t *testing.T) {
 	p, _ := sim.PresetByID("semaphore")
 	code := p.Scenario.GoCode()
 	for _, want := range []string{
-		"sem := core.NewSemaphore(3, core.WithObserver(counts.observe))",
+		`sem := core.NewSemaphore(3, core.WithObserver(r.observe("")), core.WithClock(r.clock))`,
 		"rand.NewPCG(2, 2^0x9e3779b97f4a7c15)",
-		"// burst 2, at 0.2 s\n\t\tdraw(rng, burst{count: 1, minMS: 600, maxMS: 600, weight: 3}),",
-		"sem.Do(t.ctx, t.weight, work(t), core.WithPriority(t.prio), core.WithName(t.name))",
-		"at(200)",
+		"// burst 2 (scenario), at 0.2 s\n\t\tr.draw(rng, burst{count: 1, minMS: 600, maxMS: 600, weight: 3}, nil),",
+		"sem.Do(ctx, t.weight, r.body(t), core.WithName(t.name), core.WithPriority(t.prio))",
+		"r.clock.AfterFunc(200*time.Millisecond, func() { r.fire(bursts[1]) })",
+		"func eventLine(slots bool, at time.Duration, e core.Event) string {",
 	} {
 		if !strings.Contains(code, want) {
 			t.Errorf("the semaphore preset's code lacks %q:\n%s", want, code)
@@ -88,23 +89,23 @@ func TestGoCodeShowsTheScenario(t *testing.T) {
 	s := codeScenarios()["every-feature-workqueue"]
 	code = s.GoCode()
 	for _, want := range []string{
-		"q := core.NewWorkQueue(3, core.WithCapacity(40), core.WithObserver(counts.observe))",
+		`q := core.NewWorkQueue(3, core.WithObserver(r.observe("")), core.WithClock(r.clock), core.WithCapacity(40))`,
 		"levels: []int{5, -3, 100}",
 		"low: 1, normal: 2, high: 1",
 		"ok: 5, fail: 1, panic: 1, slow: 1",
 		"cancelAfter: 70 * time.Millisecond",
-		`cancelTask("t3") // canceled by hand`,
-		"q.SetParallelism(5)",
+		`{at: 60, fired: 0, do: func() { r.cancelTask("t3") }},`,
+		"q.SetParallelism(n)",
 		"q.Drain(ctx)",
-		"q.Close() // cancels pending and running work, and waits",
+		"r.goWait(func() { q.Close() })",
 	} {
 		if !strings.Contains(code, want) {
 			t.Errorf("the every-feature code lacks %q:\n%s", want, code)
 		}
 	}
 	// The log's burst at 50 ms is drawn after the scenario's bursts, as
-	// the playground draws it, and submitted before them.
-	if i, j := strings.Index(code, "// burst 3, at 0.05 s"), strings.Index(code, "// burst 2, at 0.1 s"); i < 0 || j < 0 || i < j {
+	// the playground draws it.
+	if i, j := strings.Index(code, "// burst 3 (log), at 0.05 s"), strings.Index(code, "// burst 2 (scenario), at 0.1 s"); i < 0 || j < 0 || i < j {
 		t.Errorf("the bursts are not drawn in the playground's order:\n%s", code)
 	}
 }
@@ -136,7 +137,8 @@ func diffLines(got, want string) string {
 
 // TestGoCodeBuilds writes the code of every preset and of a scenario using
 // every feature, per primitive, into a module that requires sluice/core,
-// and builds it with the go command: the code the page shows builds.
+// and vets it with the go command: the code the page shows builds, and
+// go vet finds nothing in it (TestGoCodeIsTheRun runs it).
 func TestGoCodeBuilds(t *testing.T) {
 	if runtime.GOOS == "js" {
 		t.Skip("no go command under GOOS=js")
@@ -145,30 +147,12 @@ func TestGoCodeBuilds(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command: ", err)
 	}
-	core, err := filepath.Abs(filepath.Join("..", "..", "core"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := os.ReadFile(filepath.Join(core, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	write := func(name, text string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", "module sluicecode\n\ngo 1.26\n\nrequire sluice/core v0.0.0\n\nreplace sluice/core => "+core+"\n")
-	write("go.sum", string(sum))
+	dir := codeModule(t)
+	write := func(name, text string) { writeFile(t, filepath.Join(dir, name), text) }
 	for name, s := range codeScenarios() {
 		write(filepath.Join(name, "main.go"), s.GoCode())
 	}
-	for _, args := range [][]string{{"build", "-o", os.DevNull, "./..."}, {"vet", "./..."}} {
+	for _, args := range [][]string{{"vet", "./..."}} {
 		cmd := exec.Command(goTool, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOOS=", "GOARCH=")
@@ -182,13 +166,13 @@ func TestGoCodeSharesOneLimit(t *testing.T) {
 	p, _ := sim.PresetByID("shared-limit")
 	code := p.Scenario.GoCode()
 	for _, want := range []string{
-		"sem := core.NewSemaphore(3)",
-		"qs[i] = core.NewWorkQueue(c.parallelism, core.WithSemaphore(sem), core.WithObserver(counts.observe))",
-		"{3, core.Normal},\n\t{2, core.High},",
-		"draw(rng, burst{count: 6, minMS: 400, maxMS: 800, ok: 5, fail: 1, panic: 0, slow: 0, consumer: 2}),",
-		"t.prio = queues[t.consumer].prio",
-		"return qs[t.consumer].TrySubmit(work(t), core.WithPriority(t.prio), core.WithName(t.name))",
-		"at(4000)\n\tsem.SetLimit(5)",
+		"sem := core.NewSemaphore(3, core.WithClock(r.clock))",
+		"for i, parallelism := range []int{3, 2} {",
+		"qs = append(qs, core.NewWorkQueue(parallelism, core.WithSemaphore(sem), core.WithObserver(r.observe(name)), core.WithClock(r.clock)))",
+		"groups := []core.Priority{core.Normal, core.High}",
+		"r.draw(rng, burst{count: 6, minMS: 400, maxMS: 800, ok: 5, fail: 1, panic: 0, slow: 0, consumer: 2}, groups),",
+		"h, err := qs[t.consumer].TrySubmit(r.body(t), core.WithName(t.name), core.WithPriority(t.prio))",
+		"r.clock.AfterFunc(4*time.Second, func() { setLimit(5) })",
 	} {
 		if !strings.Contains(code, want) {
 			t.Errorf("the shared-limit preset's code lacks %q:\n%s", want, code)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strings"
 )
 
@@ -73,7 +74,7 @@ func Decode(text string) (Scenario, error) {
 	}
 	// Unmarshal also refuses anything after the JSON value.
 	if err := json.Unmarshal(js, &head); err != nil {
-		return Scenario{}, fmt.Errorf("the link's scenario is not a scenario's JSON: %v", err)
+		return Scenario{}, fmt.Errorf("the link's scenario is not a scenario's JSON: %s", jsonProblem(err))
 	}
 	switch {
 	case head.V == nil:
@@ -91,7 +92,7 @@ func Decode(text string) (Scenario, error) {
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return Scenario{}, fmt.Errorf("the link's scenario does not fit this playground's format: %v", err)
+		return Scenario{}, fmt.Errorf("the link's scenario does not fit this playground's format: %s", jsonProblem(err))
 	}
 	s.normalize()
 	if err := s.Validate(); err != nil {
@@ -167,4 +168,60 @@ func (s *Scenario) normalize() {
 			fix(st.Burst)
 		}
 	}
+}
+
+// jsonProblem says what is wrong with a scenario's JSON in words a person
+// reads, without Go's type names: "the field bursts.count holds the
+// number -5, where a whole number from 0 up belongs".
+func jsonProblem(err error) string {
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &typ):
+		want := "a value of another kind"
+		switch typ.Type.Kind() {
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			want = "a whole number from 0 up"
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			want = "a whole number"
+		case reflect.Float32, reflect.Float64:
+			want = "a number"
+		case reflect.String:
+			want = "text"
+		case reflect.Bool:
+			want = "true or false"
+		case reflect.Slice, reflect.Array:
+			want = "a list"
+		case reflect.Struct, reflect.Map, reflect.Pointer:
+			want = "an object"
+		}
+		what := typ.Value
+		if what == "number" {
+			what = "a number out of range or with a fraction"
+		}
+		if typ.Field == "" {
+			return fmt.Sprintf("it holds %s where %s belongs", what, want)
+		}
+		return fmt.Sprintf("the field %s holds %s, where %s belongs", typ.Field, article(what), want)
+	case errors.As(err, &syn):
+		return fmt.Sprintf("it is not valid JSON at byte %d (%v)", syn.Offset, syn)
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return "it has a field " + name + " that this playground does not know"
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// article puts "a" or "an" before what json names a value's kind
+// ("number -5", "string", "object").
+func article(what string) string {
+	switch {
+	case strings.HasPrefix(what, "a "), strings.HasPrefix(what, "an "):
+		return what
+	case strings.HasPrefix(what, "number "):
+		return "the " + what
+	case strings.HasPrefix(what, "o"), strings.HasPrefix(what, "a"):
+		return "an " + what
+	}
+	return "a " + what
 }

@@ -64,9 +64,9 @@ func TestDecodeMalformed(t *testing.T) {
 		{"no version", pack(`{"primitive":"semaphore","limit":2}`), "has no format version (v)"},
 		{"future version", pack(`{"v":99,"primitive":"semaphore","limit":2}`), "made by a newer playground (scenario version 99); this one reads versions up to 2"},
 		{"zero version", pack(`{"v":0,"primitive":"semaphore","limit":2}`), "format version 0, which no playground ever wrote"},
-		{"unknown field", pack(`{"v":1,"primitive":"semaphore","limit":2,"turbo":true}`), `does not fit this playground's format: json: unknown field "turbo"`},
+		{"unknown field", pack(`{"v":1,"primitive":"semaphore","limit":2,"turbo":true}`), `does not fit this playground's format: it has a field "turbo" that this playground does not know`},
 		{"wrong type", pack(`{"v":1,"primitive":"semaphore","limit":"two"}`), "does not fit this playground's format"},
-		{"trailing data", pack(valid + `{}`), "is not a scenario's JSON: invalid character '{' after top-level value"},
+		{"trailing data", pack(valid + `{}`), "is not a scenario's JSON: it is not valid JSON at byte 94 (invalid character '{' after top-level value)"},
 		{"invalid values", pack(`{"v":1,"primitive":"semaphore","seed":1,"limit":50000}`), "cannot run: limit must be between 1 and 10,000; it is 50,000"},
 		{"bad levels", pack(`{"v":1,"primitive":"workqueue","seed":1,"limit":2,"bursts":[{"count":2,"minMs":5,"maxMs":9,"levels":[1,1]}]}`), "cannot run: burst 1: priority level 1 is listed twice"},
 		{"levels not ints", pack(`{"v":1,"primitive":"workqueue","seed":1,"limit":2,"bursts":[{"count":2,"minMs":5,"maxMs":9,"levels":["high"]}]}`), "does not fit this playground's format"},
@@ -181,5 +181,26 @@ func TestSharedLinkRoundTrip(t *testing.T) {
 	s.Log[0].Burst.Consumer = 4
 	if _, err := sim.Decode(s.Encode()); err == nil || !strings.Contains(err.Error(), "log entry 1: it is sent to queue 4, but there are only 3") {
 		t.Errorf("Decode of a log burst sent to a missing queue = %v, want it to say so", err)
+	}
+}
+
+// TestDecodeFriendlyJSONErrors opens links whose JSON has values of the
+// wrong kind: the problem names the field and what belongs there, in
+// words, without Go's type names or "json:".
+func TestDecodeFriendlyJSONErrors(t *testing.T) {
+	for _, tc := range []struct{ js, want string }{
+		{`{"v":2,"primitive":"workqueue","seed":-5,"limit":1}`, "the field seed holds the number -5, where a whole number from 0 up belongs"},
+		{`{"v":2,"primitive":"workqueue","limit":"three"}`, "the field limit holds a string, where a whole number belongs"},
+		{`{"v":2,"primitive":"workqueue","limit":1,"bursts":[{"count":1.5,"minMs":1,"maxMs":1}]}`, "the field bursts.count holds the number 1.5, where a whole number belongs"},
+		{`{"v":2,"primitive":"workqueue","limit":1,"color":"red"}`, `it has a field "color" that this playground does not know`},
+	} {
+		_, err := sim.Decode(pack(tc.js))
+		if err == nil {
+			t.Errorf("Decode(%s) accepted it", tc.js)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, tc.want) || strings.Contains(msg, "json:") || strings.Contains(msg, "uint64") || strings.Contains(msg, "Go struct") {
+			t.Errorf("Decode(%s) = %q, want it to say %q, without Go's words", tc.js, msg, tc.want)
+		}
 	}
 }

@@ -69,6 +69,7 @@ const MaxMessages = 200
 // [Runner.Stop].
 type Runner struct {
 	sc        Scenario
+	kind      *Kind // the scenario's primitive
 	clock     *Clock
 	observe   func(core.Event)
 	onMessage func(Message)
@@ -141,23 +142,12 @@ func NewRunner(s Scenario, cfg Config) (*Runner, error) {
 		limit:     s.Limit,
 		drained:   make(chan struct{}),
 	}
-	switch s.Primitive {
-	case Semaphore:
-		r.b = newSemBackend(r)
-		r.goTasks = true
-	case WorkQueue:
-		r.b = newWorkQueueBackend(r)
-	case Processor:
-		r.b = newProcessorBackend(r)
-	case Keyed:
+	r.kind = KindOf(s.Primitive)
+	r.goTasks = r.kind.Tokens
+	if r.kind.Keys {
 		r.keys = make(map[string]*keyCount)
-		r.b = newKeyedBackend(r)
-	case Consume:
-		r.consume = newConsumeBackend(r)
-		r.b = r.consume
-	case Shared:
-		r.b = newSharedBackend(r)
 	}
+	r.b = r.kind.newBackend(r)
 
 	// Bursts in order of time, so that task names follow submission.
 	for _, i := range burstOrder(s.Bursts) {
@@ -211,23 +201,25 @@ func (r *Runner) makeTasks(b Burst, burst int) []*task {
 		if t.outcome == OutcomeSlow {
 			t.dur *= SlowFactor
 		}
-		switch r.sc.Primitive {
-		case Keyed:
+		if r.kind.Keys {
 			if len(b.KeyNames) > 0 {
 				t.key = b.KeyNames[r.rng.IntN(len(b.KeyNames))]
 			} else {
 				t.key = KeyName(r.rng.IntN(b.Keys))
 			}
-		case Semaphore:
+		}
+		if r.kind.Weights {
 			t.weight = int64(max(b.Weight, 1))
-		case Consume, Shared:
+		}
+		if r.kind.HasGroups() {
+			// A consumer's messages, a queue's tasks: its priority.
 			if b.Consumer > 0 {
 				t.consumer = b.Consumer - 1
 			} else {
 				t.consumer = r.spread % len(r.sc.Consumers)
 				r.spread++
 			}
-			t.key = LaneGroupName(r.sc.Primitive, t.consumer)
+			t.key = r.kind.GroupName(t.consumer)
 			t.prio = core.Priority(r.sc.Consumers[t.consumer].Priority)
 		}
 		r.tasks = append(r.tasks, t)
@@ -308,7 +300,8 @@ func (r *Runner) Now() time.Duration { return r.clock.Now().Sub(Epoch) }
 // Advance moves virtual time forward by d (a negative d counts as 0),
 // firing every timer due within it, one at a time and in order: bursts,
 // scripted actions, task sleeps, cancel-afters and the primitive's own
-// timers. Before and after each, it lets the run come to rest. The
+// timers. Once the run has had work and finished it, time stays at its
+// last event. Before and after each, it lets the run come to rest. The
 // playground calls it on each animation frame while playing, with
 // FrameStep(frame, speed), and may call Advance(0) while paused to let
 // clicks take effect. It blocks while the run's goroutines catch up,
@@ -326,10 +319,20 @@ func (r *Runner) Advance(d time.Duration) {
 		}
 		r.settle()
 	}
-	if !r.isStopped() {
+	if !r.isStopped() && !r.ended() {
 		r.clock.advanceTo(target)
 	}
 	r.flush()
+}
+
+// ended reports whether the run has had work and has finished it: time
+// then stays at its last event, so that a run ends at the same time
+// whatever the steps it was advanced by (the speed of play).
+func (r *Runner) ended() bool {
+	r.mu.Lock()
+	made := len(r.tasks)
+	r.mu.Unlock()
+	return made > 0 && r.Finished()
 }
 
 // Step lets the run come to rest, jumps to the next timer's deadline and
@@ -471,21 +474,7 @@ func (r *Runner) act(a Action) {
 	}
 }
 
-func (r *Runner) noun() string {
-	switch r.sc.Primitive {
-	case Semaphore:
-		return "semaphore"
-	case WorkQueue:
-		return "work queue"
-	case Processor:
-		return "processor"
-	case Keyed:
-		return "keyed queue"
-	case Shared:
-		return "work queues"
-	}
-	return "consumers"
-}
+func (r *Runner) noun() string { return r.kind.Noun }
 
 // submit hands t, which is due, to the primitive (or, for consume, to its
 // consumer's backlog).
@@ -531,7 +520,7 @@ func (r *Runner) refuseLocked(t *task, err error) {
 	switch {
 	case errors.Is(err, core.ErrFull):
 		why = fmt.Sprintf("%v: the queue already holds its capacity of %s pending tasks", err, num(r.sc.Capacity))
-		if r.sc.Primitive == Keyed {
+		if r.kind.Keys {
 			why = fmt.Sprintf("%v: key %s already has its capacity of %s pending tasks", err, t.key, num(r.sc.Capacity))
 		}
 	case errors.Is(err, core.ErrClosed):

@@ -602,8 +602,8 @@ func TestStep(t *testing.T) {
 	}
 	r.Advance(-time.Second) // counts as 0
 	r.Advance(time.Second)
-	if r.Now() != 2250*time.Millisecond {
-		t.Errorf("Advance(1s) from 1.25s: now %v", r.Now())
+	if r.Now() != 1250*time.Millisecond {
+		t.Errorf("Advance(1s) from 1.25s, after the run ended: now %v, want the end, 1.25s", r.Now())
 	}
 }
 
@@ -652,6 +652,7 @@ func TestStopMidRun(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r, _ := start(t, s)
 			r.Advance(700 * time.Millisecond)
+			stopped := r.Now() // 700 ms, or the last event's time if the run ended before
 			r.Stop()
 			r.Stop()
 			r.Wait()
@@ -663,7 +664,7 @@ func TestStopMidRun(t *testing.T) {
 				t.Errorf("Step after Stop = true")
 			}
 			r.Advance(time.Second)
-			if r.Now() != 700*time.Millisecond {
+			if r.Now() != stopped {
 				t.Errorf("Advance after Stop moved time to %v", r.Now())
 			}
 			select {
@@ -844,5 +845,72 @@ func TestMixDrawsAsBefore(t *testing.T) {
 	const want = "[device-3/1/493ms device-4/1/481ms device-1/0/427ms device-2/1/359ms device-3/1/478ms device-1/1/313ms]" // as drawn before
 	if fmt.Sprint(got) != want {
 		t.Errorf("draws = %v, want %s", got, want)
+	}
+}
+
+// TestCancelConsumeMessage cancels a message a consumer is handling, and
+// one waiting for a token: both count as canceled, as a canceled task of
+// any other primitive does, and their end events say Canceled.
+func TestCancelConsumeMessage(t *testing.T) {
+	s := sim.Scenario{V: sim.Version, Primitive: sim.Consume, Seed: 1, Limit: 1,
+		Consumers: []sim.Consumer{{Concurrency: 2}},
+		Bursts:    []sim.Burst{{Count: 3, MinMS: 100, MaxMS: 100}}}
+	var mu sync.Mutex
+	ends := map[string]core.EventKind{}
+	r, err := sim.NewRunner(s, sim.Config{Observe: func(e core.Event) {
+		if e.Kind.Terminal() {
+			mu.Lock()
+			ends[e.Name] = e.Kind
+			mu.Unlock()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { r.Stop(); r.Wait() }()
+	r.Advance(10 * time.Millisecond)
+	for _, name := range []string{"t1", "t2"} { // running, waiting for the token
+		if err := r.Cancel(name); err != nil {
+			t.Fatalf("Cancel(%s) = %v", name, err)
+		}
+	}
+	r.Advance(time.Second)
+	st := r.Stats()
+	if st.Canceled != 2 || st.Failed != 0 || st.Succeeded != 1 {
+		t.Errorf("canceled %d, failed %d, succeeded %d; want 2, 0, 1", st.Canceled, st.Failed, st.Succeeded)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, name := range []string{"t1", "t2"} {
+		if ends[name] != core.Canceled {
+			t.Errorf("%s ended with %v, want Canceled", name, ends[name])
+		}
+		if ti, _ := r.Task(name); ti.State != sim.StateCanceled {
+			t.Errorf("%s is %s, want canceled", name, ti.State)
+		}
+	}
+}
+
+// TestEndTimeIndependentOfSpeed plays a preset to its end in frames of
+// 16 ms and of 160 ms (1x and 10x): it ends at the same virtual time, its
+// last event's.
+func TestEndTimeIndependentOfSpeed(t *testing.T) {
+	p, _ := sim.PresetByID("workqueue-cancel")
+	var ends []time.Duration
+	for _, step := range []time.Duration{16 * time.Millisecond, 160 * time.Millisecond, 1700 * time.Millisecond} {
+		r, err := sim.NewRunner(p.Scenario, sim.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 10_000 && !r.Finished(); i++ {
+			r.Advance(step)
+		}
+		r.Advance(step) // a frame after the end moves nothing
+		ends = append(ends, r.Now())
+		r.Stop()
+		r.Wait()
+	}
+	if ends[0] != ends[1] || ends[0] != ends[2] {
+		t.Errorf("the run ended at %v in frames of 16 ms, %v of 160 ms, %v of 1.7 s; want one time", ends[0], ends[1], ends[2])
 	}
 }

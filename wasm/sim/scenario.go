@@ -256,60 +256,27 @@ func (s Scenario) Validate() error {
 	if s.V != Version {
 		v.addf("the scenario format version (v) is %d; this playground runs version %d", s.V, Version)
 	}
-	known := false
-	for _, p := range Primitives {
-		known = known || s.Primitive == p
+	k := KindOf(s.Primitive)
+	var ids []string
+	for _, k := range kinds {
+		ids = append(ids, k.ID)
 	}
-	if !known {
-		if s.Primitive == "" {
-			v.addf("no primitive chosen: choose one of %s", strings.Join(Primitives, ", "))
-		} else {
-			v.addf("unknown primitive %q: choose one of %s", s.Primitive, strings.Join(Primitives, ", "))
-		}
+	switch {
+	case k != nil:
+		k.problems(s, &v)
+	case s.Primitive == "":
+		v.addf("no primitive chosen: choose one of %s", strings.Join(ids, ", "))
+	default:
+		v.addf("unknown primitive %q: choose one of %s", s.Primitive, strings.Join(ids, ", "))
 	}
-	lo := 1
-	if s.Primitive == Keyed {
-		lo = 0
-	}
-	if s.Limit < lo || s.Limit > MaxLimit {
-		what := "limit"
-		switch s.Primitive {
-		case Keyed:
-			what = "the keyed queue's parallelism"
-		case WorkQueue, Processor:
-			what = "parallelism"
-		case Shared:
-			what = "the shared limit"
-		}
-		v.addf("%s", limitProblem(what, s.Limit, lo))
+	if k == nil && (s.Limit < 1 || s.Limit > MaxLimit) {
+		v.addf("%s", limitProblem("limit", s.Limit, 1))
 	}
 	v.rangeMS("aging", s.AgingMS, 0, MaxAgingMS)
 	if s.Capacity < 0 || s.Capacity > MaxCapacity {
 		v.addf("capacity must be between 0 (unbounded) and %s; it is %s", num(MaxCapacity), num(s.Capacity))
 	}
 	v.rangeMS("the idle timeout", s.IdleMS, 0, MaxIdleMS)
-	if s.Primitive == Consume && len(s.Consumers) == 0 {
-		v.addf("a consume scenario needs at least one consumer")
-	}
-	if s.Primitive == Shared && len(s.Consumers) == 0 {
-		v.addf("a shared scenario needs at least one work queue")
-	}
-	if len(s.Consumers) > MaxConsumers {
-		if s.Primitive == Shared {
-			v.addf("at most %d work queues can share the semaphore; this scenario has %d", MaxConsumers, len(s.Consumers))
-		} else {
-			v.addf("at most %d consumers can share the semaphore; this scenario has %d", MaxConsumers, len(s.Consumers))
-		}
-	}
-	for i, c := range s.Consumers {
-		if c.Concurrency < 1 || c.Concurrency > MaxConcurrency {
-			if s.Primitive == Shared {
-				v.addf("queue %d: parallelism must be between 1 and %s; it is %s", i+1, num(MaxConcurrency), num(c.Concurrency))
-			} else {
-				v.addf("consumer %d: concurrency must be between 1 and %s; it is %s", i+1, num(MaxConcurrency), num(c.Concurrency))
-			}
-		}
-	}
 	switch s.ColorBy {
 	case "", "priority", "key":
 	default:
@@ -426,8 +393,6 @@ func (b Burst) problems(s Scenario) []string {
 		v.addf("give either a number of keys or a list of key names, not both")
 	case len(b.KeyNames) > MaxKeys:
 		v.addf("a burst can name at most %s keys; this one names %s", num(MaxKeys), num(len(b.KeyNames)))
-	case b.Keys == 0 && len(b.KeyNames) == 0 && s.Primitive == Keyed:
-		v.addf("a keyed burst needs a key set: say how many keys (device-1 to device-N) its tasks use, or name them")
 	default:
 		for i, k := range b.KeyNames {
 			if p := keyProblem(k); p != "" {
@@ -443,16 +408,12 @@ func (b Burst) problems(s Scenario) []string {
 	switch {
 	case b.Weight < 0 || b.Weight > MaxLimit:
 		v.addf("a task's weight must be between 1 and %s tokens; it is %s", num(MaxLimit), num(b.Weight))
-	case s.Primitive == Semaphore && b.Weight > s.Limit && s.Limit >= 1:
-		v.addf("each task asks for %d tokens but the semaphore has only %d: raise the limit or lower the weight", b.Weight, s.Limit)
 	}
-	switch {
-	case b.Consumer < 0:
+	if b.Consumer < 0 {
 		v.addf("the consumer must be 0 (spread over all) or a consumer's number; it is %s", num(b.Consumer))
-	case s.Primitive == Consume && b.Consumer > len(s.Consumers):
-		v.addf("it is sent to consumer %d, but there are only %d", b.Consumer, len(s.Consumers))
-	case s.Primitive == Shared && b.Consumer > len(s.Consumers):
-		v.addf("it is sent to queue %d, but there are only %d", b.Consumer, len(s.Consumers))
+	}
+	if k := KindOf(s.Primitive); k != nil {
+		k.burstProblems(s, b, &v)
 	}
 	v.rangeMS("cancel-after", b.CancelAfterMS, 0, MaxOffsetMS)
 	return v.problems
@@ -528,8 +489,8 @@ func (a Action) problem(s Scenario) string {
 			return fmt.Sprintf("%q takes no number; it has %s", a.Do, num(a.N))
 		}
 	case ActionLimit:
-		if s.Primitive == Keyed {
-			return "the keyed queue cannot change its parallelism while it runs"
+		if k := KindOf(s.Primitive); k != nil && !k.Resizable {
+			return fmt.Sprintf("the %s cannot change its parallelism while it runs", k.Noun)
 		}
 		if a.N < 1 || a.N > MaxLimit {
 			return limitProblem("the new limit", a.N, 1)
@@ -614,29 +575,6 @@ func num(n int) string {
 	}
 	return s
 }
-
-// ConsumerName returns the name of consumer i, counting from 0: the Key of
-// its tasks' events.
-func ConsumerName(i int) string { return "consumer-" + strconv.Itoa(i+1) }
-
-// QueueName returns the name of work queue i of a shared scenario,
-// counting from 0: the Key of its tasks' events.
-func QueueName(i int) string { return "queue-" + strconv.Itoa(i+1) }
-
-// LaneGroupName returns the name of entry i of a scenario's Consumers,
-// counting from 0: QueueName for shared, ConsumerName otherwise.
-func LaneGroupName(primitive string, i int) string {
-	if primitive == Shared {
-		return QueueName(i)
-	}
-	return ConsumerName(i)
-}
-
-// SharesSemaphore reports whether the primitive runs several consumers or
-// work queues (Scenario.Consumers) over one shared semaphore: their events
-// carry the consumer's or queue's name as Key, and their lanes are
-// grouped by it.
-func SharesSemaphore(primitive string) bool { return primitive == Consume || primitive == Shared }
 
 // KeyName returns the name of key i of a burst's key set, counting from 0.
 func KeyName(i int) string { return "device-" + strconv.Itoa(i+1) }

@@ -39,7 +39,7 @@ func (p *Play) renderCode(sc sim.Scenario, phase string) app.UI {
 		return app.Section().ID("code").Class("card").DataSet("lines", 0).DataSet("replay", true).Body(
 			app.Div().Class("view-head").Body(
 				app.Div().Body(
-					app.H3().Text("Go code"),
+					app.H2().Class("card-title").Text("Go code"),
 					app.P().ID("code-none").Text("The timeline shows the loaded trace “"+p.panel.Replay+
 						"”: a recording read from a file, with no Go program for it."),
 					app.P().Class("muted small").Text("“Back to live” returns to your scenario and shows its Go program here."),
@@ -53,10 +53,11 @@ func (p *Play) renderCode(sc sim.Scenario, phase string) app.UI {
 	return app.Section().ID("code").Class("card").DataSet("lines", lines).Body(
 		app.Div().Class("view-head").Body(
 			app.Div().Body(
-				app.H3().Text("Go code"),
+				app.H2().Class("card-title").Text("Go code"),
 				app.P().Class("muted small").Text("This scenario as a Go program with sluice/core: the same primitive and options, "+
-					"the same tasks (drawn from the same seed), and your bursts, cancels and limit changes at their times, in real time. "+
-					"It builds as it is in a module that requires sluice/core."),
+					"the same tasks (drawn from the same seed), and your bursts, cancels and limit changes at the same points of the run, "+
+					"on the page's virtual clock. It prints one line per task event, as the event log does; run under testing/synctest, "+
+					"it prints the page's events exactly. It builds as it is in a module that requires sluice/core."),
 			),
 			app.Button().ID("copy-code").Class("btn").Disabled(!p.mounted).Text("Copy code").OnClick(p.onCopyCode),
 		),

@@ -112,16 +112,16 @@ func (p *Play) renderActions() app.UI {
 // listHead is the heading of a scrolling list (the event log, the
 // messages): its title, how many entries it shows of how many, and a
 // filter.
-func (p *Play) listHead(title, id string, shown, total int, what, query string, set func(string)) app.UI {
+func (p *Play) listHead(title, id string, shown, total int, what, query string, set func(app.Context, string)) app.UI {
 	count := formatCount(total)
 	if query != "" {
 		count = formatCount(shown) + " of " + formatCount(total)
 	}
 	return app.Div().Class("list-head").Body(
-		app.H3().Body(app.Text(title+" "), app.Span().ID(id+"-count").Class("count").Title("%s", what).Text(count)),
+		app.H2().Class("card-title").Body(app.Text(title+" "), app.Span().ID(id+"-count").Class("count").Title("%s", what).Text(count)),
 		app.Input().Type("search").ID(id+"-filter").Class("input input-small list-filter").Placeholder("%s", "filter").
 			Aria("label", "Filter the "+strings.ToLower(title)).Value(query).Disabled(!p.mounted).
-			OnInput(func(ctx app.Context, e app.Event) { set(ctx.JSSrc().Get("value").String()) }, id),
+			OnInput(func(ctx app.Context, e app.Event) { set(ctx, ctx.JSSrc().Get("value").String()) }, id),
 	)
 }
 

@@ -224,7 +224,7 @@ func (d *driver) apply(in input) effect {
 	case inputPan:
 		d.view.pan(from, to, in.V/plotW)
 	case inputFit:
-		d.view = view{}
+		d.view = fitView(d.frame)
 	case inputClose:
 		d.details = 0
 	case inputReset:
@@ -336,4 +336,15 @@ func (d *driver) refreshDetails() (TaskDetails, bool) {
 		return TaskDetails{}, false
 	}
 	return taskDetails(&d.frame.Snap.Tasks[i], d.frame), true
+}
+
+// fitView is the window Fit (and the key 0) shows: a live run that has
+// finished its work whole, from 0 to its end and a twentieth more, however
+// short it was; otherwise the default window, which follows now or shows
+// a loaded trace whole.
+func fitView(f Frame) view {
+	if f.Finished && !f.Replay && f.Now > 0 {
+		return view{fixed: true, from: 0, to: f.Now + max(f.Now/20, time.Millisecond)}
+	}
+	return view{}
 }

@@ -134,6 +134,16 @@ func TestFormatTick(t *testing.T) {
 		{1250 * time.Microsecond, 250 * time.Microsecond, "1.25ms"},
 		{2*time.Second + 5*time.Millisecond, 5 * time.Millisecond, "2.005s"},
 		{90 * time.Second, 30 * time.Second, "1m30s"},
+		// One style whatever the zoom: seconds from a second up, minutes
+		// from a minute up, with the decimals the step needs.
+		{4015996 * time.Microsecond, 4 * time.Microsecond, "4.015996s"},
+		{1310800 * time.Millisecond, 100 * time.Millisecond, "21m50.8s"},
+		{1311 * time.Second, time.Second, "21m51s"},
+		{2 * time.Minute, time.Minute, "2m"},
+		{2*time.Minute + 30*time.Second, 10 * time.Second, "2m30s"},
+		{3*time.Hour + 2*time.Minute, time.Minute, "3h02m"},
+		{3*time.Hour + 2*time.Minute + 5*time.Second, 5 * time.Second, "3h02m05s"},
+		{0, time.Microsecond, "0s"},
 	} {
 		if got := formatTick(c.d, c.step); got != c.want {
 			t.Errorf("formatTick(%v, %v) = %q, want %q", c.d, c.step, got, c.want)
@@ -171,5 +181,31 @@ func TestFormatAt(t *testing.T) {
 		if got := formatAt(c.d); got != c.want {
 			t.Errorf("formatAt(%v) = %q, want %q", c.d, got, c.want)
 		}
+	}
+}
+
+// Fit shows a finished run whole, from 0 to its end, however much shorter
+// than the window it was.
+func TestFitFitsAFinishedRun(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 1, Limit: 2,
+		Bursts: []sim.Burst{{Count: 4, MinMS: 500, MaxMS: 500}}}
+	s, err := NewSession(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	s.SetPlaying(true)
+	for range 30 {
+		s.Frame(100*time.Millisecond, defaultSpan)
+	}
+	d := newDriver(s, false)
+	d.tick(nopPainter{}, 0, 1, 1000, 300, Point{}, true)
+	if !d.frame.Finished || d.frame.Now != time.Second {
+		t.Fatalf("the run: finished %v at %v, want finished at 1s", d.frame.Finished, d.frame.Now)
+	}
+	d.apply(input{Kind: inputFit})
+	d.tick(nopPainter{}, 0, 2, 1000, 300, Point{}, true)
+	if from, to := d.window(); from != 0 || to < time.Second || to > 1200*time.Millisecond {
+		t.Errorf("after Fit the window is %v..%v, want 0 to the run's end (1s) and a little more", from, to)
 	}
 }

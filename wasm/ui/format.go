@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sluice/core"
+	"sluice/wasm/sim"
 )
 
 // formatSpan writes a span of virtual time as a person reads it on a
@@ -53,21 +54,36 @@ func formatClock(d time.Duration) string {
 }
 
 // formatTick writes a time since the run started as a time axis with
-// ticks step apart labels it: "1.5s", "2m30s", and below a second "250ms",
-// "1.25ms", "40µs".
+// ticks step apart labels it, in one style whatever the zoom, with the
+// decimals the step needs: "250µs", "1.25ms", "250ms", "1.5s",
+// "4.015996s", "2m30s", "21m50.8s", "3h02m".
 func formatTick(d, step time.Duration) string {
-	if d < 0 {
-		return "-" + formatTick(-d, step)
-	}
 	switch {
-	case step >= time.Second || d == 0:
-		return formatClock(d)
-	case step >= time.Millisecond && d >= time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', decimals(step, time.Second), 64) + "s"
-	case step >= time.Millisecond || d >= time.Millisecond:
+	case d < 0:
+		return "-" + formatTick(-d, step)
+	case d == 0:
+		return "0s"
+	case d < time.Millisecond:
+		return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', decimals(step, time.Microsecond), 64) + "µs"
+	case d < time.Second:
 		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', decimals(step, time.Millisecond), 64) + "ms"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', decimals(step, time.Second), 64) + "s"
 	}
-	return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', decimals(step, time.Microsecond), 64) + "µs"
+	h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+	rest := d % time.Minute
+	head := fmt.Sprintf("%dm", m)
+	if h > 0 {
+		head = fmt.Sprintf("%dh%02dm", h, m)
+	}
+	if rest == 0 && step%time.Minute == 0 {
+		return head
+	}
+	secs := strconv.FormatFloat(rest.Seconds(), 'f', decimals(step, time.Second), 64)
+	if rest < 10*time.Second {
+		secs = "0" + secs
+	}
+	return head + secs + "s"
 }
 
 // decimals returns the digits after the point that a unit needs to show
@@ -83,24 +99,7 @@ func decimals(step, unit time.Duration) int {
 // formatAt writes a time since the run started precisely enough for a
 // task's details and the event log, to the microsecond: "1.25s",
 // "6.24995s", "12.5ms", "340µs".
-func formatAt(d time.Duration) string {
-	if d < 0 {
-		return "-" + formatAt(-d)
-	}
-	switch {
-	case d >= time.Minute:
-		return formatClock(d)
-	case d >= time.Second:
-		s := strconv.FormatFloat(d.Seconds(), 'f', 6, 64) // to the microsecond
-		return strings.TrimRight(strings.TrimRight(s, "0"), ".") + "s"
-	case d >= time.Millisecond:
-		ms := strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64)
-		return strings.TrimRight(strings.TrimRight(ms, "0"), ".") + "ms"
-	case d > 0:
-		return strconv.FormatFloat(float64(d)/float64(time.Microsecond), 'f', 0, 64) + "µs"
-	}
-	return "0s"
-}
+func formatAt(d time.Duration) string { return sim.FormatAt(d) }
 
 // formatCount writes n with thousands separators: 10,000.
 func formatCount(n int) string {
@@ -166,33 +165,7 @@ func stateName(s core.TaskState) string {
 }
 
 // eventVerb is how the event log names an event kind.
-func eventVerb(k core.EventKind) string {
-	switch k {
-	case core.Enqueued:
-		return "enqueued"
-	case core.Waiting:
-		return "waits"
-	case core.Started:
-		return "started"
-	case core.Finished:
-		return "finished"
-	case core.Failed:
-		return "failed"
-	case core.Canceled:
-		return "canceled"
-	case core.Panicked:
-		return "panicked"
-	case core.LaneCreated:
-		return "lane created"
-	case core.LaneEvicted:
-		return "lane evicted"
-	case core.Resized:
-		return "resized"
-	case core.Closed:
-		return "closed"
-	}
-	return k.String()
-}
+func eventVerb(k core.EventKind) string { return sim.EventVerb(k) }
 
 // truncate shortens s to at most n runes, ending it with "…" when cut.
 func truncate(s string, n int) string {

@@ -474,3 +474,41 @@ func embedURL(path string) string {
 	}
 	return origin() + dir + "embed"
 }
+
+// GuardLink repairs the page's link before go-app reads it, and again
+// before go-app reads each history change: a "%" of the fragment that
+// starts no escape would make go-app's URL parse fail and the page crash
+// on start (see repairLink). The repaired link replaces the page's in
+// the history, without navigating, and the page says the link was
+// damaged. Call it once, before app.RunWhenOnBrowser: its popstate
+// listener must come before go-app's.
+func GuardLink() {
+	guard := func() {
+		loc, err := safejs.Global().Get("location")
+		if err != nil {
+			return
+		}
+		v, err := loc.Get("href")
+		if err != nil {
+			return
+		}
+		href, err := v.String()
+		if err != nil {
+			return
+		}
+		if fixed, changed := repairLink(href); changed {
+			linkRepaired.Store(true)
+			replaceURL(fixed)
+		}
+	}
+	guard()
+	fn, err := safejs.FuncOf(func(safejs.Value, []safejs.Value) any {
+		guard() // reads and rewrites the location only: never blocks
+		return nil
+	})
+	if err != nil {
+		return
+	}
+	// Never released: the listener lives as long as the page.
+	safejs.Global().Call("addEventListener", "popstate", fn)
+}

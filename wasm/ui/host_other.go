@@ -52,3 +52,6 @@ func embedURL(path string) string {
 }
 
 func focusTimeline() {}
+
+// GuardLink does nothing outside the browser, where go-app reads no URL.
+func GuardLink() {}

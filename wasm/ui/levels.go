@@ -28,9 +28,9 @@ var levelShades = []shade{
 	{"#e11d48", "#fda4af"}, // rose
 	{"#dc2626", "#fca5a5"}, // red
 	{"#ea580c", "#fdba74"}, // orange
-	{"#d97706", "#fcd34d"}, // amber
-	{"#ca8a04", "#fde047"}, // yellow
-	{"#65a30d", "#bef264"}, // lime
+	{"#b45309", "#fcd34d"}, // amber
+	{"#a16207", "#fde047"}, // yellow
+	{"#4d7c0f", "#bef264"}, // lime
 	{"#16a34a", "#86efac"}, // green
 }
 
@@ -110,7 +110,7 @@ func burstLevels(levels []core.Priority, b sim.Burst) []core.Priority {
 // scenarioLevels returns the priorities sc's tasks can get, sorted.
 func scenarioLevels(sc sim.Scenario) []core.Priority {
 	var levels []core.Priority
-	if sim.SharesSemaphore(sc.Primitive) {
+	if k := sim.KindOf(sc.Primitive); k != nil && k.HasGroups() {
 		for _, c := range sc.Consumers {
 			levels = addLevel(levels, core.Priority(c.Priority))
 		}

@@ -11,6 +11,7 @@ type Playground struct {
 // Render draws the page around the playground.
 func (p *Playground) Render() app.UI {
 	return app.Div().ID("page").Class("page").Body(
+		skipLink(),
 		app.Header().Class("site-head").Body(
 			app.Img().Class("logo").Src("/web/icon.svg").Alt(""),
 			app.Div().Class("site-title").Body(
@@ -41,11 +42,12 @@ func notes() app.UI {
 		app.Dl().Class("note-list").Body(
 			item("Lanes", "One row per worker slot (WorkQueue, Processor), per token (Semaphore: a holder of n tokens spans n rows), per key (KeyedQueue), "+
 				"per consumer's handler goroutine (Consume) or per worker slot of each queue (WorkQueues sharing one limit). A bar runs from the moment a task started to the moment it ended; "+
-				"running bars are drawn strong, finished ones soft, with a red end when the task failed, violet when it panicked "+
+				"running bars are drawn strong, finished ones soft and outlined, with a red end when the task failed, violet when it panicked "+
 				"and grey when it was canceled. A green tick marks a lane created, a grey one a lane evicted."),
 			item("Waiting", "Above the lanes, the tasks accepted but not started, one row per priority, oldest first. "+
 				"Click or tap any task for its details; a waiting or running one can be canceled there. "+
-				"The timeline zooms (wheel, pinch, + and -) and pans (drag, Shift+arrows); arrows move between tasks."),
+				"The timeline zooms (wheel, pinch, + and -) and pans (drag, Shift+arrows); arrows move between tasks; Fit shows the whole run. "+
+				"From the keyboard, “Skip to the timeline” is the first Tab stop."),
 			item("Counter tracks", "Below the lanes: the queue depth, the work in flight (tokens in use for a semaphore) "+
 				"against the limit in red, and for a keyed queue the live lanes."),
 			item("Counters", "Max in flight is the most tasks (or tokens) that ran at once, counted from the primitive's own "+
@@ -73,5 +75,8 @@ type Embed struct {
 
 // Render draws the compact playground alone.
 func (e *Embed) Render() app.UI {
-	return app.Main().ID("page").Class("embed").Body(&Play{Embed: true})
+	return app.Main().ID("page").Class("embed").Body(
+		app.H1().Class("visually-hidden").Text("Sluice playground"),
+		&Play{Embed: true},
+	)
 }

@@ -22,7 +22,7 @@ const (
 	colCreated    = "#16a34a"
 	colFailed     = "#dc2626"
 	colPanicked   = "#7c3aed"
-	colCanceled   = "#94a3b8"
+	colCanceled   = "#64748b"
 	colCanceledBg = "#e2e8f0"
 	colLimit      = "#dc2626"
 	colTrackLine  = "#2563eb"
@@ -78,9 +78,9 @@ type shade struct{ strong, soft string }
 // Priority colours: High orange, Normal blue, Low teal; priorities beyond
 // High are red, below Low slate.
 var (
-	shadeHigh    = shade{"#f97316", "#fdba74"}
+	shadeHigh    = shade{"#ea580c", "#fdba74"}
 	shadeNormal  = shade{"#3b82f6", "#93c5fd"}
-	shadeLow     = shade{"#14b8a6", "#5eead4"}
+	shadeLow     = shade{"#0d9488", "#5eead4"}
 	shadeHigher  = shade{"#dc2626", "#fca5a5"}
 	shadeLower   = shade{"#64748b", "#cbd5e1"}
 	shadeUnknown = shade{"#64748b", "#cbd5e1"}
@@ -90,14 +90,14 @@ var (
 // differ.
 var keyShades = []shade{
 	{"#3b82f6", "#93c5fd"}, // blue
-	{"#f97316", "#fdba74"}, // orange
-	{"#10b981", "#6ee7b7"}, // emerald
+	{"#ea580c", "#fdba74"}, // orange
+	{"#059669", "#6ee7b7"}, // emerald
 	{"#7c3aed", "#c4b5fd"}, // violet
 	{"#ec4899", "#f9a8d4"}, // pink
-	{"#eab308", "#fde047"}, // yellow
-	{"#06b6d4", "#67e8f9"}, // cyan
+	{"#a16207", "#fde047"}, // yellow
+	{"#0891b2", "#67e8f9"}, // cyan
 	{"#ef4444", "#fca5a5"}, // red
-	{"#84cc16", "#bef264"}, // lime
+	{"#4d7c0f", "#bef264"}, // lime
 	{"#4f46e5", "#a5b4fc"}, // indigo
 }
 

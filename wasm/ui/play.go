@@ -59,6 +59,7 @@ type Play struct {
 	logQuery string       // the event log's filter, as typed
 	msgQuery string       // the messages' filter, as typed
 	descOpen string       // the preset (or "custom") whose description shows whole
+	basis    string       // the preset the scenario was last, which a changed one still shows
 	shown    notice       // the notice expireNotice last saw, and since when
 	shownAt  time.Time
 
@@ -113,6 +114,7 @@ func (p *Play) OnMount(ctx app.Context) {
 	p.sess = sess
 	p.drv = newDriver(sess, p.Embed)
 	p.sc, p.preset = sess.Scenario()
+	p.basis = p.preset
 	p.form = defaultBurst()
 	p.span = defaultSpan
 	p.limitNow = max(p.sc.Limit, 1)
@@ -166,6 +168,10 @@ func (p *Play) OnNav(ctx app.Context) {
 		return
 	}
 	_, query, hash := location()
+	if linkRepaired.Swap(false) {
+		p.notice = notice{damagedLink, "error"}
+		return
+	}
 	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
 	if !ok || text == p.link {
 		return
@@ -191,6 +197,9 @@ func initialScenario() (sim.Scenario, string, string) {
 	_, query, hash := location()
 	if problem := versionProblem(query); problem != "" {
 		return def.Scenario, def.ID, problem + " Showing the first preset instead."
+	}
+	if linkRepaired.Swap(false) {
+		return def.Scenario, def.ID, damagedLink + " Showing the first preset instead."
 	}
 	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
 	if !ok {
@@ -264,6 +273,9 @@ func (p *Play) shareURL(path string) string {
 func (p *Play) apply(pn Panel, sc sim.Scenario, preset string) {
 	p.panel = pn
 	p.sc, p.preset = sc, preset
+	if preset != "" {
+		p.basis = preset
+	}
 	if pn.Alert != "" {
 		p.notice = notice{pn.Alert, "error"}
 	}
@@ -342,50 +354,8 @@ func (p *Play) edit(ctx app.Context, change func(*sim.Scenario)) {
 // it still runs: a keyed burst needs keys, consumers need a consumer, a
 // semaphore task cannot weigh more than the limit.
 func fitScenario(sc *sim.Scenario) {
-	if sc.Primitive == sim.Consume && len(sc.Consumers) == 0 {
-		sc.Consumers = []sim.Consumer{{Concurrency: 2, Priority: 1}, {Concurrency: 2}}
-	}
-	if sc.Primitive == sim.Shared && len(sc.Consumers) == 0 {
-		sc.Consumers = []sim.Consumer{{Concurrency: 3}, {Concurrency: 2, Priority: 1}}
-	}
-	bursts := make([]*sim.Burst, 0, len(sc.Bursts)+len(sc.Log))
-	for i := range sc.Bursts {
-		bursts = append(bursts, &sc.Bursts[i])
-	}
-	for _, st := range sc.Log {
-		if st.Burst != nil {
-			bursts = append(bursts, st.Burst)
-		}
-	}
-	for _, b := range bursts {
-		if sc.Primitive == sim.Keyed && b.Keys < 1 && len(b.KeyNames) == 0 {
-			b.Keys = 4
-		}
-		if sc.Primitive == sim.Semaphore && b.Weight > sc.Limit {
-			b.Weight = sc.Limit
-		}
-		if sim.SharesSemaphore(sc.Primitive) && b.Consumer > len(sc.Consumers) {
-			b.Consumer = 0
-		}
-	}
-	for i := 0; i < len(sc.Actions); i++ {
-		if sc.Primitive == sim.Keyed && sc.Actions[i].Do == sim.ActionLimit {
-			sc.Actions = append(sc.Actions[:i], sc.Actions[i+1:]...)
-			i--
-		}
-	}
-	if sc.Primitive == sim.Keyed {
-		log := sc.Log[:0]
-		for _, st := range sc.Log {
-			if st.Do != sim.ActionLimit {
-				st.Seq = len(log) + 1
-				log = append(log, st)
-			}
-		}
-		sc.Log = log
-		if len(sc.Log) == 0 {
-			sc.Log = nil
-		}
+	if k := sim.KindOf(sc.Primitive); k != nil {
+		k.Fit(sc)
 	}
 }
 
@@ -578,23 +548,8 @@ func (p *Play) submit(ctx app.Context, b sim.Burst) {
 		p.fail(errors.New(p.badErr + "; fix it before adding work"))
 		return
 	}
-	if len(b.Levels) > 0 {
-		b.Priority = sim.PriorityMix{}
-	}
-	if sim.SharesSemaphore(p.sc.Primitive) {
-		b.Levels = nil
-	}
-	if len(b.KeyNames) > 0 {
-		b.Keys = 0
-	}
-	if p.sc.Primitive != sim.Keyed {
-		b.Keys, b.KeyNames = 0, nil
-	}
-	if p.sc.Primitive != sim.Semaphore {
-		b.Weight = 0
-	}
-	if !sim.SharesSemaphore(p.sc.Primitive) {
-		b.Consumer = 0
+	if k := sim.KindOf(p.sc.Primitive); k != nil {
+		k.Trim(&b)
 	}
 	ok := fmt.Sprintf("Added %s %s.", formatCount(b.Count), plural(b.Count, "task", "tasks"))
 	p.command(ctx, ok, func() error { return p.sess.Submit(b) })

@@ -284,3 +284,36 @@ func TestPlayComposeLists(t *testing.T) {
 	}
 	frames(t, p, disp)
 }
+
+// TestPreRenderSelects renders the page as the server does, before the
+// wasm mounts: no option says selected="false", which HTML reads as
+// selected, so that every select shows its chosen option while the page
+// loads.
+func TestPreRenderSelects(t *testing.T) {
+	for _, page := range []app.UI{&ui.Playground{}, &ui.Embed{}} {
+		html := app.HTMLString(page)
+		if strings.Contains(html, `selected="false"`) {
+			i := strings.Index(html, `selected="false"`)
+			t.Errorf("%T pre-renders an option with selected=\"false\": …%s…", page, html[max(i-120, 0):i+20])
+		}
+		if !strings.Contains(html, `selected`) {
+			t.Errorf("%T pre-renders no selected option", page)
+		}
+	}
+}
+
+// TestPresetTextKeptAfterABurst adds a burst to a preset: the view still
+// says what to watch in it, marked changed, rather than "Custom scenario".
+func TestPresetTextKeptAfterABurst(t *testing.T) {
+	p, disp := mount(t, "/", false)
+	ps := sim.Presets()[0]
+	ui.ClickAddBurst(disp, p, sim.Burst{Count: 3, MinMS: 10, MaxMS: 20})
+	disp.Consume()
+	html := app.HTMLString(p)
+	if got := text(t, html, "scenario-title"); !strings.HasPrefix(got, ps.Title+" (changed)") {
+		t.Errorf("title after a burst = %q, want %q", got, ps.Title+" (changed)")
+	}
+	if got := text(t, html, "scenario-desc"); !strings.Contains(got, ps.Description) {
+		t.Errorf("description after a burst = %q, want the preset's", got)
+	}
+}

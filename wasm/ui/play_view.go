@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/maxence-charriere/go-app/v9/pkg/app"
 
@@ -15,16 +14,6 @@ import (
 
 func sliderPow(v float64) float64 { return math.Pow(10, (v-50)/50) }
 func sliderLog(s float64) float64 { return 50*math.Log10(s) + 50 }
-
-// primitiveTitles names the primitives as the page offers them.
-var primitiveTitles = map[string]string{
-	sim.Semaphore: "Semaphore",
-	sim.WorkQueue: "WorkQueue",
-	sim.Processor: "Processor",
-	sim.Keyed:     "KeyedQueue",
-	sim.Consume:   "Consume",
-	sim.Shared:    "WorkQueues + Semaphore",
-}
 
 // Render draws the playground. Before the wasm mounts (server-side
 // pre-rendering) it shows the first preset's frame with its controls off.
@@ -42,6 +31,9 @@ func (p *Play) Render() app.UI {
 		class += " play-embed"
 	}
 	body := []app.UI{p.renderTransport(sc, preset, phase), p.renderNotice()}
+	if p.Embed {
+		body = append([]app.UI{skipLink()}, body...)
+	}
 	if p.Embed {
 		body = append(body,
 			p.renderTimeline(sc, preset, phase),
@@ -108,7 +100,7 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 		span = defaultSpan
 	}
 	for i, d := range spans {
-		spanOptions[i] = app.Option().Value(d.String()).Selected(d == span).Text(formatClock(d))
+		spanOptions[i] = option(d.String(), formatClock(d), d == span)
 	}
 	return app.Div().Class("transport").Body(
 		app.Button().ID("play").Class(playClass).Disabled(!live).Text(playLabel).OnClick(p.onPlay),
@@ -169,10 +161,10 @@ func phaseLabel(phase string) string {
 func (p *Play) presetOptions(selected string) []app.UI {
 	var opts []app.UI
 	if selected == "" {
-		opts = append(opts, app.Option().Value("").Selected(true).Text("Custom scenario"))
+		opts = append(opts, option("", "Custom scenario", true))
 	}
 	for _, ps := range append(sim.Presets(), sim.Blank()) {
-		opts = append(opts, app.Option().Value(ps.ID).Selected(ps.ID == selected).Text(ps.Title))
+		opts = append(opts, option(ps.ID, ps.Title, ps.ID == selected))
 	}
 	return opts
 }
@@ -217,6 +209,9 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 		title, desc := "Custom scenario", "Your own setup and work: the link carries all of it."
 		if ps, ok := sim.PresetByID(preset); ok {
 			title, desc = ps.Title, ps.Description
+		} else if ps, ok := sim.PresetByID(p.basis); ok && ps.Scenario.Primitive == sc.Primitive {
+			// Work added to a preset: what to watch still holds.
+			title, desc = ps.Title+" (changed)", ps.Description+" You changed it: the link carries your changes."
 		}
 		// The head keeps one height whatever the scenario, so that the
 		// timeline stays put: one line of title, two of description (a
@@ -264,49 +259,13 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 	)
 }
 
-// signature is the constructor call the scenario's primitive is made
-// with, as a reader would write it.
-func signature(sc sim.Scenario) string {
-	var opts []string
-	switch sc.Primitive {
-	case sim.Semaphore:
-		if sc.AgingMS > 0 {
-			opts = append(opts, "WithAging("+formatClock(time.Duration(sc.AgingMS)*time.Millisecond)+")")
-		}
-		return fmt.Sprintf("(%d%s)", sc.Limit, optList(opts))
-	case sim.WorkQueue, sim.Processor:
-		if sc.Capacity > 0 {
-			opts = append(opts, "WithCapacity("+strconv.Itoa(sc.Capacity)+")")
-		}
-		return fmt.Sprintf("(%d%s)", sc.Limit, optList(opts))
-	case sim.Keyed:
-		if sc.Limit > 0 {
-			opts = append(opts, "WithParallelism("+strconv.Itoa(sc.Limit)+")")
-		}
-		if sc.IdleMS > 0 {
-			opts = append(opts, "WithIdleTimeout("+formatClock(time.Duration(sc.IdleMS)*time.Millisecond)+")")
-		}
-		return "(" + strings.TrimPrefix(optList(opts), ", ") + ")"
-	case sim.Consume:
-		return fmt.Sprintf(" ×%d, WithSemaphore(NewSemaphore(%d))", len(sc.Consumers), sc.Limit)
-	}
-	return ""
-}
-
 // tagText names the scenario's primitive with its signature, as the
 // view's heading shows it.
 func tagText(sc sim.Scenario) string {
-	if sc.Primitive == sim.Shared {
-		return fmt.Sprintf("WorkQueue ×%d, WithSemaphore(NewSemaphore(%d))", len(sc.Consumers), sc.Limit)
+	if k := sim.KindOf(sc.Primitive); k != nil {
+		return k.Signature(sc)
 	}
-	return primitiveTitles[sc.Primitive] + signature(sc)
-}
-
-func optList(opts []string) string {
-	if len(opts) == 0 {
-		return ""
-	}
-	return ", " + strings.Join(opts, ", ")
+	return sc.Primitive
 }
 
 func (p *Play) renderLegend(sc sim.Scenario) app.UI {
@@ -351,7 +310,7 @@ func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
 		limit = "limit " + strconv.Itoa(pn.Limit)
 	}
 	inFlight, inFlightOf := pn.MaxRunning, limit
-	if sc.Primitive == sim.Semaphore && pn.Phase != "replay" {
+	if sim.KindOf(sc.Primitive).Tokens && pn.Phase != "replay" {
 		inFlight = int(pn.MaxTokens)
 		inFlightOf = "tokens, " + limit
 	}
@@ -393,7 +352,7 @@ func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
 			textCounter("oldest-wait", "oldest wait", formatSpan(pn.OldestWait), "age of the oldest waiter"),
 			counter("goroutines", "goroutines", pn.Goroutines, "live in this tab", ""),
 		)
-		if sc.Primitive == sim.Keyed || pn.Phase == "replay" && pn.Lanes > 0 {
+		if sim.KindOf(sc.Primitive).Keys || pn.Phase == "replay" && pn.Lanes > 0 {
 			cards = append(cards, counter("lanes", "live lanes", pn.Lanes, "keys with a lane", ""))
 		}
 	}
@@ -472,26 +431,23 @@ func (p *Play) renderDetails() app.UI {
 	if len(pn.Waits) == 0 {
 		rows = append(rows, app.Tr().Body(app.Td().ColSpan(5).Class("muted").Text("No task has started yet.")))
 	}
+	// The panel holds the latest events that match the filter, out of the
+	// whole run: the session filters.
 	var log []app.UI
-	logShown := 0
 	for i := len(pn.Log) - 1; i >= 0; i-- {
 		e := pn.Log[i]
-		what := e.Name
-		if what == "" && e.Task != 0 {
-			what = "#" + strconv.FormatUint(e.Task, 10)
-		}
-		detail := logDetail(pn.Primitive, e.Kind, e.Key, e.Lane, e.Weight, e.Priority, e.Err)
-		at := formatAt(e.Time.Sub(pn.Origin))
-		if !matches(p.logQuery, at, what, eventVerb(e.Kind), detail) {
-			continue
-		}
-		logShown++
+		f := entryFields(pn.Primitive, pn.Origin, &e)
 		log = append(log, app.Li().Class("log-"+eventVerbClass(e.Kind)).Body(
-			app.Span().Class("log-time").Text(at),
-			app.Span().Class("log-task").Text(what),
-			app.Span().Class("log-kind").Text(eventVerb(e.Kind)),
-			app.Span().Class("log-detail").Text(detail),
+			app.Span().Class("log-time").Text(f[0]),
+			app.Span().Class("log-task").Text(f[1]),
+			app.Span().Class("log-kind").Text(f[2]),
+			app.Span().Class("log-detail").Text(f[3]),
 		))
+	}
+	if pn.LogMatches > len(pn.Log) {
+		log = append(log, app.Li().ID("log-more").Class("muted").Text(
+			"… and "+formatCount(pn.LogMatches-len(pn.Log))+" earlier "+plural(pn.LogMatches-len(pn.Log), "event", "events")+
+				map[bool]string{true: " that match", false: ""}[p.logQuery != ""]+": the filter searches all of them."))
 	}
 	if len(log) == 0 {
 		log = append(log, app.Li().Class("muted").Text(map[bool]string{true: "No event matches the filter.", false: "No events yet."}[p.logQuery != ""]))
@@ -523,16 +479,17 @@ func (p *Play) renderDetails() app.UI {
 	}
 	return app.Div().Class("details").Body(
 		app.Section().Class("card").Body(
-			app.H3().Text("Wait before start, per priority"),
+			app.H2().Class("card-title").Text("Wait before start, per priority"),
 			app.Table().ID("waits").Class("waits").Body(app.TBody().Body(rows...)),
 			app.P().Class("muted small").Text("Over the last 1,000 tasks of each priority that started; virtual time."),
 		),
 		app.Section().Class("card").Body(
-			p.listHead("Event log", "log", logShown, len(pn.Log), "latest events", p.logQuery, func(q string) { p.logQuery = q }),
-			app.Ol().ID("log").Class("log log-scroll").TabIndex(0).Aria("label", "Event log, newest first").DataSet("count", logShown).Body(log...),
+			p.listHead("Event log", "log", pn.LogMatches, pn.LogTotal, "events of the whole run", p.logQuery, p.setLogQuery),
+			app.Ol().ID("log").Class("log log-scroll").TabIndex(0).Aria("label", "Event log, newest first").
+				DataSet("count", len(pn.Log)).DataSet("matches", pn.LogMatches).DataSet("total", pn.LogTotal).Body(log...),
 		),
 		app.Section().Class("card").Body(
-			p.listHead("Messages", "messages", msgShown, pn.MessageCount, "messages", p.msgQuery, func(q string) { p.msgQuery = q }),
+			p.listHead("Messages", "messages", msgShown, pn.MessageCount, "messages", p.msgQuery, func(_ app.Context, q string) { p.msgQuery = q }),
 			app.Ul().ID("messages").Class("log log-scroll").TabIndex(0).Aria("label", "Messages, newest first").DataSet("count", msgShown).Body(msgs...),
 			unlinked,
 		),
@@ -571,29 +528,7 @@ func eventVerbClass(k core.EventKind) string {
 // kind. Only the queues' events say which worker slot a task runs on; a
 // semaphore's holders have none.
 func logDetail(primitive string, k core.EventKind, key string, lane int, weight int64, prio core.Priority, err string) string {
-	var parts []string
-	switch k {
-	case core.Resized:
-		return "limit " + strconv.FormatInt(weight, 10)
-	case core.LaneCreated, core.LaneEvicted:
-		return key
-	case core.Enqueued, core.Waiting:
-		parts = append(parts, priorityName(prio))
-	case core.Started:
-		switch {
-		case key != "":
-			parts = append(parts, key)
-		case primitive == sim.WorkQueue || primitive == sim.Processor:
-			parts = append(parts, "slot "+strconv.Itoa(lane+1))
-		}
-	}
-	if weight > 1 {
-		parts = append(parts, "weight "+strconv.FormatInt(weight, 10))
-	}
-	if err != "" {
-		parts = append(parts, truncate(err, 80))
-	}
-	return strings.Join(parts, " · ")
+	return sim.EventDetail(primitive, k, key, lane, weight, prio, err)
 }
 
 func (p *Play) renderShare() app.UI {
@@ -623,7 +558,7 @@ func (p *Play) renderShare() app.UI {
 		out = append(out, app.P().ID("reading").Class("muted").Text(p.reading))
 	}
 	return app.Section().Class("card share").Body(
-		app.H3().Text("Share and trace"),
+		app.H2().Class("card-title").Text("Share and trace"),
 		app.Div().Class("share-buttons").Body(
 			app.Button().ID("copy-link").Class("btn").Disabled(!linkable).Text("Copy link").OnClick(p.onCopyLink),
 			app.Button().ID("copy-embed").Class("btn").Disabled(!linkable).Text("Copy embed snippet").OnClick(p.onCopyEmbed),
@@ -663,11 +598,11 @@ func (p *Play) renderPresets(selected string) app.UI {
 		items = append(items, app.Button().ID("preset-"+ps.ID).Class(class).Disabled(!p.mounted).
 			DataSet("preset", ps.ID).OnClick(p.onPreset(ps.ID), ps.ID).Body(
 			app.Span().Class("preset-title").Text(ps.Title),
-			app.Span().Class("preset-kind").Text(primitiveTitles[ps.Scenario.Primitive]),
+			app.Span().Class("preset-kind").Text(sim.KindOf(ps.Scenario.Primitive).Title),
 		))
 	}
 	return app.Section().Class("card").Body(
-		app.H3().Text("Presets"),
+		app.H2().Class("card-title").Text("Presets"),
 		app.Div().Class("presets").Body(items...),
 	)
 }
@@ -762,8 +697,8 @@ func composerField(id string) bool {
 
 func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 	var prims []app.UI
-	for _, pr := range sim.Primitives {
-		prims = append(prims, app.Option().Value(pr).Selected(pr == sc.Primitive).Text(primitiveTitles[pr]))
+	for _, k := range sim.Kinds() {
+		prims = append(prims, option(k.ID, k.Title, k.ID == sc.Primitive))
 	}
 	fields := []app.UI{
 		app.Label().Class("field").Body(
@@ -773,9 +708,9 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 				before := p.notice
 				p.edit(ctx, func(sc *sim.Scenario) {
 					sc.Primitive = v
-					if v != sim.Keyed && sc.Limit < 1 {
+					if k := sim.KindOf(v); k != nil && sc.Limit < k.MinLimit {
 						// From the keyed queue's "no limit".
-						sc.Limit = 1
+						sc.Limit = k.MinLimit
 					}
 				})
 				if p.notice != before && p.notice.Kind == "error" {
@@ -784,39 +719,26 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 			}, "primitive").Body(prims...),
 		),
 	}
-	lo, limitLabel, limitHint := 1, "Limit (tokens)", "core.NewSemaphore(n)"
-	switch sc.Primitive {
-	case sim.WorkQueue, sim.Processor:
-		limitLabel, limitHint = "Parallelism", "workers at once"
-	case sim.Keyed:
-		lo, limitLabel, limitHint = 0, "Parallelism across keys", "WithParallelism; 0: no limit"
-	case sim.Consume:
-		limitLabel, limitHint = "Shared semaphore tokens", "one global limit for every consumer"
-	case sim.Shared:
-		limitLabel, limitHint = "Shared semaphore tokens", "one global limit for every queue's tasks"
-	}
-	fields = append(fields, p.numField("limit", limitLabel, limitHint, sc.Limit, lo, sim.MaxLimit, func(ctx app.Context, n int) {
+	k := sim.KindOf(sc.Primitive)
+	fields = append(fields, p.numField("limit", k.LimitLabel, k.LimitHint, sc.Limit, k.MinLimit, sim.MaxLimit, func(ctx app.Context, n int) {
 		p.edit(ctx, func(sc *sim.Scenario) { sc.Limit = n })
 	}))
-	switch sc.Primitive {
-	case sim.Semaphore:
+	if k.Aging {
 		fields = append(fields, p.numField("aging", "Aging step (ms)", "WithAging: a waiter rises one priority level per step; 0: off", sc.AgingMS, 0, sim.MaxAgingMS, func(ctx app.Context, n int) {
 			p.edit(ctx, func(sc *sim.Scenario) { sc.AgingMS = n })
 		}))
-	case sim.WorkQueue, sim.Processor:
-		fields = append(fields, p.numField("capacity", "Capacity", "WithCapacity: pending tasks held; 0: unbounded", sc.Capacity, 0, sim.MaxCapacity, func(ctx app.Context, n int) {
+	}
+	if k.CapacityLabel != "" {
+		fields = append(fields, p.numField("capacity", k.CapacityLabel, k.CapacityHint, sc.Capacity, 0, sim.MaxCapacity, func(ctx app.Context, n int) {
 			p.edit(ctx, func(sc *sim.Scenario) { sc.Capacity = n })
 		}))
-	case sim.Keyed:
+	}
+	if k.Idle {
 		fields = append(fields, p.numField("idle", "Idle timeout (ms)", "WithIdleTimeout: a key's lane is evicted after this long idle; 0: 30 s", sc.IdleMS, 0, sim.MaxIdleMS, func(ctx app.Context, n int) {
 			p.edit(ctx, func(sc *sim.Scenario) { sc.IdleMS = n })
 		}))
-	case sim.Consume:
-		fields = append(fields, p.renderConsumers(sc))
-	case sim.Shared:
-		fields = append(fields, p.numField("capacity", "Capacity (per queue)", "WithCapacity: pending tasks each queue holds; 0: unbounded", sc.Capacity, 0, sim.MaxCapacity, func(ctx app.Context, n int) {
-			p.edit(ctx, func(sc *sim.Scenario) { sc.Capacity = n })
-		}))
+	}
+	if k.HasGroups() {
 		fields = append(fields, p.renderConsumers(sc))
 	}
 	fields = append(fields,
@@ -830,13 +752,13 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 		app.Label().Class("field").Body(
 			app.Span().Class("field-label").Text("Colour bars by"),
 			app.Select().ID("color-by").Class("select").Disabled(!p.mounted).OnChange(p.onColorBy, "color-by").Body(
-				app.Option().Value("priority").Selected(sc.ColorBy != "key").Text("priority"),
-				app.Option().Value("key").Selected(sc.ColorBy == "key").Text("key / consumer"),
+				option("priority", "priority", sc.ColorBy != "key"),
+				option("key", "key / consumer", sc.ColorBy == "key"),
 			),
 		),
 	)
 	return app.Section().Class("card").Body(
-		app.H3().Text("Setup"),
+		app.H2().Class("card-title").Text("Setup"),
 		app.P().Class("muted small").Text("Changing the setup restarts the run with the same work."),
 		app.Div().Class("fields").Body(fields...),
 	)
@@ -852,13 +774,11 @@ func (p *Play) onColorBy(ctx app.Context, e app.Event) {
 // (shared) that share the semaphore: each one's concurrency or
 // parallelism, and its priority.
 func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
-	unit, size, sizeTitle, label := "consumer", "concurrency", "WithConcurrency", "Consumers (concurrency, priority: any whole number)"
-	if sc.Primitive == sim.Shared {
-		unit, size, sizeTitle, label = "queue", "parallelism", "NewWorkQueue(n, WithSemaphore(sem))", "Work queues (parallelism, priority: any whole number)"
-	}
+	k := sim.KindOf(sc.Primitive)
+	unit, size, sizeTitle, label := k.Groups, k.GroupSize, k.GroupSizeTitle, k.GroupsLabel
 	var rows []app.UI
 	for i, c := range sc.Consumers {
-		name := sim.LaneGroupName(sc.Primitive, i)
+		name := k.GroupName(i)
 		rows = append(rows, app.Div().Class("consumer-row").Body(
 			app.Span().Class("consumer-name").Text(name),
 			app.Input().Type("number").ID(fmt.Sprintf("%s-%d-%s", unit, i+1, size)).Class("input input-small").
@@ -918,6 +838,7 @@ func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
 
 func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 	f := p.form
+	k := sim.KindOf(sc.Primitive)
 	fields := []app.UI{
 		p.numField("burst-count", "Tasks", "1 to "+formatCount(sim.MaxTasks), f.Count, 1, sim.MaxTasks, func(_ app.Context, n int) { p.form.Count = n }),
 		app.Div().Class("field-row").Body(
@@ -925,7 +846,7 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 			p.numField("burst-max", "Longest (ms)", "", f.MaxMS, 1, sim.MaxDurationMS, func(_ app.Context, n int) { p.form.MaxMS = n }),
 		),
 	}
-	if !sim.SharesSemaphore(sc.Primitive) {
+	if !k.HasGroups() {
 		fields = append(fields, app.Div().Class("field").Body(
 			app.Span().Class("field-label").Text("Priority mix (relative weights)"),
 			app.Div().Class("field-row field-row-3").Body(
@@ -946,17 +867,18 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 			p.numField("mix-slow", "slow", "", f.Outcome.Slow, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Outcome.Slow = n }),
 		),
 	))
-	switch sc.Primitive {
-	case sim.Keyed:
+	if k.Keys {
 		fields = append(fields,
 			p.numField("burst-keys", "Keys", "each task gets one of device-1 … device-N", f.Keys, 1, sim.MaxKeys, func(_ app.Context, n int) { p.form.Keys = n }),
 			p.listField("burst-key-names", "Key names", "eu-west, us-east", "or name the keys, separated by commas (up to 1,000, 64 bytes each); they replace device-N", p.keysText))
-	case sim.Semaphore:
+	}
+	if k.Weights {
 		fields = append(fields, p.numField("burst-weight", "Weight (tokens per task)", "", max(f.Weight, 1), 1, sim.MaxLimit, func(_ app.Context, n int) { p.form.Weight = n }))
-	case sim.Consume, sim.Shared:
-		opts := []app.UI{app.Option().Value("0").Selected(f.Consumer == 0).Text("spread over all")}
+	}
+	if k.HasGroups() {
+		opts := []app.UI{option("0", "spread over all", f.Consumer == 0)}
 		for i := range sc.Consumers {
-			opts = append(opts, app.Option().Value(strconv.Itoa(i+1)).Selected(f.Consumer == i+1).Text(sim.LaneGroupName(sc.Primitive, i)))
+			opts = append(opts, option(strconv.Itoa(i+1), k.GroupName(i), f.Consumer == i+1))
 		}
 		fields = append(fields, app.Label().Class("field").Body(
 			app.Span().Class("field-label").Text("Send to"),
@@ -968,7 +890,7 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 	fields = append(fields, p.numField("burst-cancel-after", "Cancel after (ms)", "each task gives up this long after submit; 0: never", f.CancelAfterMS, 0, sim.MaxOffsetMS, func(_ app.Context, n int) { p.form.CancelAfterMS = n }))
 	replay := p.panel.Phase == "replay"
 	return app.Section().Class("card").Body(
-		app.H3().Text("Compose work"),
+		app.H2().Class("card-title").Text("Compose work"),
 		app.Div().Class("fields").Body(fields...),
 		app.P().Class("muted small").Text(map[bool]string{true: "A loaded trace is read-only.", false: "“Add burst” and “Add 1 task” are under the timeline."}[replay]),
 	)
@@ -977,7 +899,7 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 func (p *Play) renderRun(sc sim.Scenario) app.UI {
 	on := p.mounted && p.panel.Phase != "replay"
 	var limit app.UI
-	if sc.Primitive != sim.Keyed {
+	if sim.KindOf(sc.Primitive).Resizable {
 		limit = app.Div().Class("inline-form").Body(
 			app.Input().Type("number").ID("limit-now").Class("input input-small").Min(1).Max(sim.MaxLimit).Value(p.limitNow).
 				Aria("label", "New limit").Disabled(!on).OnChange(func(ctx app.Context, e app.Event) {
@@ -997,7 +919,7 @@ func (p *Play) renderRun(sc sim.Scenario) app.UI {
 		)
 	}
 	return app.Section().Class("card").Body(
-		app.H3().Text("Run"),
+		app.H2().Class("card-title").Text("Run"),
 		app.P().Class("muted small").Text("Cancel all, Drain, Close and Reset are under the timeline."),
 		limit,
 		app.Div().Class("inline-form").Body(
@@ -1008,4 +930,35 @@ func (p *Play) renderRun(sc sim.Scenario) app.UI {
 			app.Button().ID("cancel-task").Class("btn").Disabled(!on).Text("Cancel task").OnClick(p.onCancelTask),
 		),
 	)
+}
+
+// option is an option of a select. It writes selected only when it is
+// true: the server's pre-render would write selected="false", which HTML
+// reads as selected.
+func option(value, text string, selected bool) app.UI {
+	o := app.Option().Value(value).Text(text)
+	if selected {
+		o = o.Selected(true)
+	}
+	return o
+}
+
+// skipLink is the page's first Tab stop: the timeline is far down the Tab
+// order, behind the controls and the setup. It shows when focused.
+func skipLink() app.UI {
+	return app.Button().ID("skip-to-timeline").Class("skip-link").Text("Skip to the timeline").
+		OnClick(func(app.Context, app.Event) { focusTimeline() })
+}
+
+// setLogQuery filters the event log, over the whole run: the session
+// filters, off the UI goroutine, and the panel comes back filtered.
+func (p *Play) setLogQuery(ctx app.Context, q string) {
+	p.logQuery = q
+	if p.sess == nil {
+		return
+	}
+	ctx.Async(func() {
+		p.sess.SetLogQuery(q)
+		p.refresh(ctx)
+	})
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -46,6 +47,8 @@ type Session struct {
 	snap     *trace.Snapshot
 	replay   *replay
 	levels   []core.Priority // the priorities the run's tasks can have, sorted
+	log      *eventLog       // the run's whole event log
+	logQuery string          // the event log's filter
 }
 
 // replay is a trace loaded from a file.
@@ -56,6 +59,7 @@ type replay struct {
 	start, end time.Time       // start is time 0 of its times as shown: the file's ts 0, or its first event
 	first      time.Time       // its first event
 	levels     []core.Priority // its tasks' priorities, sorted
+	log        *eventLog       // its event log, as far as the trace holds it
 	times      string          // how its times are shown
 	omitted    string          // what of the trace is not shown, and why; "" if nothing
 }
@@ -78,12 +82,17 @@ func NewSession(sc sim.Scenario, preset string) (*Session, error) {
 // load replaces the run with a new one of sc. It keeps the old run when sc
 // cannot run. s.mu must be held (or s not yet shared).
 func (s *Session) load(sc sim.Scenario, preset string) error {
-	cfg := trace.Config{Name: "sluice " + sc.Primitive, MaxLog: panelLog}
-	if sc.Primitive == sim.Semaphore {
+	cfg := trace.Config{Name: "sluice " + sc.Primitive, MaxLog: panelLog, ThroughputWindow: rateWindow}
+	if k := sim.KindOf(sc.Primitive); k != nil && k.Tokens {
 		cfg.SlotName = "token" // a holder of w tokens is drawn on w of them
 	}
 	rec := trace.NewRecorder(cfg)
-	run, err := sim.NewRunner(sc, sim.Config{Observe: observer(rec, sc.Primitive)})
+	log := newEventLog(sc.Primitive, sim.Epoch, nil)
+	log.setQuery(s.logQuery)
+	run, err := sim.NewRunner(sc, sim.Config{Observe: observer(func(e core.Event) {
+		rec.Observe(e)
+		log.add(e)
+	}, sc.Primitive)})
 	if err != nil {
 		return err
 	}
@@ -94,7 +103,7 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 	}
 	s.stopRun()
 	s.sc, s.preset = run.Scenario(), preset
-	s.run, s.rec = run, rec
+	s.run, s.rec, s.log = run, rec, log
 	s.finished, s.queued, s.unlinked = false, nil, ""
 	s.chunked, s.carry = false, 0
 	s.maxLimit, s.refused = sc.Limit, 0
@@ -113,11 +122,12 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 // or "queue-N · M". A work queue knows a task's slot only once it starts,
 // and the recorder keeps the first key a task reports, so the queues'
 // events carry the lane's name on Started alone.
-func observer(rec *trace.Recorder, primitive string) func(core.Event) {
-	if !sim.SharesSemaphore(primitive) {
-		return rec.Observe
+func observer(record func(core.Event), primitive string) func(core.Event) {
+	k := sim.KindOf(primitive)
+	if !k.HasGroups() {
+		return record
 	}
-	if primitive == sim.Shared {
+	if k.Slots {
 		return func(e core.Event) {
 			if e.Task != 0 {
 				if e.Kind == core.Started && e.Key != "" {
@@ -126,14 +136,14 @@ func observer(rec *trace.Recorder, primitive string) func(core.Event) {
 					e.Key = ""
 				}
 			}
-			rec.Observe(e)
+			record(e)
 		}
 	}
 	return func(e core.Event) {
 		if e.Task != 0 && e.Key != "" {
 			e.Key = consumerLane(e.Key, e.Lane)
 		}
-		rec.Observe(e)
+		record(e)
 	}
 }
 
@@ -276,6 +286,7 @@ type Frame struct {
 	Limit     int             // the current limit; 0 if none
 	Levels    []core.Priority // the priorities tasks can have, sorted; colours go by rank among them
 	Replay    bool
+	Finished  bool // the live run has finished its work: Now is its end
 	Changed   bool // something happened since the last frame: the panel is stale
 }
 
@@ -338,7 +349,8 @@ func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool
 	limit := int(s.snap.Stats.Limit)
 	s.maxLimit = max(s.maxLimit, limit)
 	return Frame{Snap: s.snap, Origin: sim.Epoch, Now: now, From: from, To: to,
-		Primitive: s.sc.Primitive, ColorBy: s.sc.ColorBy, Limit: limit, Levels: s.levels, Changed: changed}
+		Primitive: s.sc.Primitive, ColorBy: s.sc.ColorBy, Limit: limit, Levels: s.levels, Changed: changed,
+		Finished: s.finished}
 }
 
 // wholeMS returns the whole milliseconds of d and what is owed from
@@ -445,7 +457,7 @@ func (s *Session) Submit(b sim.Burst) error {
 		return fmt.Errorf("a run holds at most %s tasks: this one has %s, and the burst asks for %s more; reset the run or send fewer",
 			formatCount(sim.MaxTasks), formatCount(st.Tasks+queued), formatCount(b.Count))
 	}
-	if !sim.SharesSemaphore(s.sc.Primitive) {
+	if !sim.KindOf(s.sc.Primitive).HasGroups() {
 		s.levels = burstLevels(slices.Clone(s.levels), b)
 	}
 	s.queued = append(s.queued, b)
@@ -638,7 +650,11 @@ func (s *Session) TraceName() string {
 // returns a problem a person can read, and changes nothing, when the file
 // is not a trace the playground can show.
 func (s *Session) LoadTrace(r io.Reader, name string) error {
-	rec, err := trace.ReadJSON(r)
+	br := bufio.NewReader(r)
+	if hint := notJSON(br); hint != "" {
+		return fmt.Errorf("%s cannot be shown: %s", name, hint)
+	}
+	rec, err := trace.ReadJSON(br)
 	if err != nil {
 		return fmt.Errorf("%s cannot be shown: %s", name, strings.TrimPrefix(err.Error(), "trace: "))
 	}
@@ -655,6 +671,7 @@ func (s *Session) LoadTrace(r io.Reader, name string) error {
 		prios[i] = snap.Tasks[i].Priority
 	}
 	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: traceLevels(prios)}
+
 	rp.times = "Times are the trace's own: since its first event."
 	if origin, ok := rec.Origin(); ok && !start.Before(origin) && start.Sub(origin) <= 24*time.Hour {
 		rp.start = origin
@@ -671,8 +688,32 @@ func (s *Session) LoadTrace(r io.Reader, name string) error {
 		left = append(left, fmt.Sprintf("%s %s not fit a task's life or the recorder's bounds and %s left out", formatCount(int(d)), plural(int(d), "event did", "events did"), plural(int(d), "was", "were")))
 	}
 	rp.omitted = strings.Join(left, "; ")
+	rp.log = newEventLog("", rp.start, snap.Log)
+	rp.log.setQuery(s.logQuery)
 	s.replay = rp
 	return nil
+}
+
+// notJSON peeks at the start of a trace file and, when it is not JSON but
+// a format the playground can name, says what it is and how to get JSON
+// from it; otherwise it returns "" and the JSON reader says what is
+// wrong.
+func notJSON(br *bufio.Reader) string {
+	head, _ := br.Peek(64)
+	text := strings.TrimLeft(string(head), " \t\r\n\ufeff")
+	switch {
+	case len(text) == 0 || text[0] == '{' || text[0] == '[':
+		return ""
+	case strings.HasPrefix(text, "go 1.") && strings.Contains(text, "trace"):
+		return "it is a Go execution trace (runtime/trace), which this playground does not read; " +
+			"open it with go tool trace, or record the service with core/trace's recorder, whose Chrome Trace JSON loads here"
+	case head[0] == 0x0a || head[0] == 0x12 || head[0] == 0x1a:
+		// A protocol buffer: a length-delimited field 1, 2 or 3, as
+		// Perfetto's Trace message (its packets) starts.
+		return "it looks like a Perfetto protobuf trace (.pftrace, .perfetto-trace), and this playground reads Chrome Trace Event JSON. " +
+			"Convert it with Perfetto's traceconv (traceconv json trace.pftrace trace.json), or open it at ui.perfetto.dev"
+	}
+	return ""
 }
 
 // traceStart returns the earliest time of a loaded trace's model.
@@ -741,7 +782,7 @@ type Panel struct {
 	Preset               string
 	Link                 string // the scenario, encoded for a link's hash
 	Unlinked             string // why the link no longer replays the run exactly
-	Alert                string // tasks refused since the last panel, and why
+	Alert                string // set when tasks were refused since the last panel: how many in all, and why the latest
 
 	Now        time.Duration
 	Limit      int // now; 0: no limit
@@ -771,13 +812,28 @@ type Panel struct {
 	OldestWait time.Duration
 	Waits      []trace.WaitStats
 	Levels     []core.Priority // as Frame.Levels
-	Log        []trace.Entry
-	Origin     time.Time // virtual time 0, for the log's times
-	Messages   []sim.Message
+	Log        []trace.Entry   // the latest events that match the event log's filter, oldest first
+	// LogMatches is how many events of the run match the filter (all of
+	// them without one), LogTotal how many it has had.
+	LogMatches, LogTotal int
+	Origin               time.Time // virtual time 0, for the log's times
+	Messages             []sim.Message
 	// MessageCount is how many messages the run has had; Messages holds
 	// the latest.
 	MessageCount int
 	Trace        trace.Stats // the recorder's own totals
+}
+
+// SetLogQuery sets the event log's filter: Panel.Log then holds the
+// latest events that match it, out of the whole run.
+func (s *Session) SetLogQuery(q string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.logQuery = q
+	s.log.setQuery(q)
+	if s.replay != nil && s.replay.log != nil {
+		s.replay.log.setQuery(q)
+	}
 }
 
 // Events and messages the panel lists.
@@ -793,15 +849,17 @@ func (s *Session) Panel() Panel {
 	defer s.mu.Unlock()
 	if r := s.replay; r != nil {
 		st := r.snap.Stats
-		return Panel{
+		p := Panel{
 			Phase: "replay", Replay: r.name, Link: s.sc.Encode(), ReplayTimes: r.times, Omitted: r.omitted,
 			Now: r.end.Sub(r.start), Limit: int(st.Limit), MaxLimit: int(st.Limit),
 			Tasks: int(st.Submitted), Waiting: st.Waiting, Running: st.Running,
 			Succeeded: int(st.Succeeded), Failed: int(st.Failed), Canceled: int(st.Canceled), Panicked: int(st.Panicked),
 			MaxRunning: st.MaxRunning, Tokens: st.InUse, MaxTokens: st.MaxInUse, Lanes: st.Lanes,
-			Finished: true, Throughput: st.Throughput, OldestWait: st.OldestWait,
-			Waits: slices.Clone(st.Waits), Levels: r.levels, Log: tail(r.snap.Log, panelLog), Origin: r.start, Trace: st,
+			Finished: true, Throughput: runRate(st.Throughput, r.end.Sub(r.start)), OldestWait: st.OldestWait,
+			Waits: slices.Clone(st.Waits), Levels: r.levels, Origin: r.start, Trace: st,
 		}
+		p.Log, p.LogMatches, p.LogTotal = r.log.latest(panelLog)
+		return p
 	}
 	st := s.run.Stats()
 	queued := 0
@@ -828,17 +886,19 @@ func (s *Session) Panel() Panel {
 	}
 	if s.snap != nil {
 		ts := s.snap.Stats
-		p.Throughput, p.OldestWait = ts.Throughput, ts.OldestWait
+		p.Throughput, p.OldestWait = runRate(ts.Throughput, st.Now), ts.OldestWait
 		p.Waits = slices.Clone(ts.Waits)
-		p.Log = tail(s.snap.Log, panelLog)
 		p.Trace = ts
 		p.Trace.Waits = p.Waits
 	}
+	p.Log, p.LogMatches, p.LogTotal = s.log.latest(panelLog)
 	msgs := s.run.Messages()
 	p.Messages = tail(msgs, panelMessages)
 	p.MessageCount = len(msgs)
 	if st.Refused > s.refused {
-		n := st.Refused - s.refused
+		// The run's total, as the refused counter shows it: a large
+		// burst is refused over several panels, a chunk at a time.
+		n := st.Refused
 		s.refused = st.Refused
 		why := ""
 		for i := len(msgs) - 1; i >= 0; i-- {
@@ -847,9 +907,23 @@ func (s *Session) Panel() Panel {
 				break
 			}
 		}
-		p.Alert = fmt.Sprintf("%s %s refused by the %s. Latest: %s", formatCount(n), plural(n, "task was", "tasks were"), primitiveNoun(s.sc.Primitive), why)
+		p.Alert = fmt.Sprintf("%s %s refused by the %s in this run. Latest: %s", formatCount(n), plural(n, "task was", "tasks were"), primitiveNoun(s.sc.Primitive), why)
 	}
 	return p
+}
+
+// rateWindow is the window over which the recorder measures throughput.
+const rateWindow = 10 * time.Second
+
+// runRate is a throughput the recorder measured over rateWindow (tasks
+// ended in the window, divided by it), over the run's real length when
+// the run is shorter than the window: a run that ended 10 tasks in its
+// first 2.5 s ran 4 a second, not 1.
+func runRate(rate float64, length time.Duration) float64 {
+	if length <= 0 || length >= rateWindow {
+		return rate
+	}
+	return rate * rateWindow.Seconds() / length.Seconds()
 }
 
 func tail[T any](s []T, n int) []T {
@@ -868,19 +942,8 @@ func plural(n int, one, many string) string {
 
 // primitiveNoun names a primitive in a sentence.
 func primitiveNoun(p string) string {
-	switch p {
-	case sim.Semaphore:
-		return "semaphore"
-	case sim.WorkQueue:
-		return "work queue"
-	case sim.Processor:
-		return "processor"
-	case sim.Keyed:
-		return "keyed queue"
-	case sim.Consume:
-		return "consumers"
-	case sim.Shared:
-		return "work queues"
+	if k := sim.KindOf(p); k != nil {
+		return k.Noun
 	}
 	return p
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"sluice/core"
 	"sluice/core/trace"
 	"sluice/wasm/sim"
 	"sluice/wasm/ui"
@@ -444,6 +445,43 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// TestRefusalAlertCountsAll submits a burst larger than ChunkSize to a
+// closed queue, taking a panel after each chunk as the page does: the
+// last alert counts every refused task, as the refused counter does, not
+// the last chunk's.
+func TestRefusalAlertCountsAll(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 1, Limit: 1}
+	s, err := ui.NewSession(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CloseRun(); err != nil {
+		t.Fatal(err)
+	}
+	const n = 1520 // three chunks and a part
+	if n <= 3*ui.ChunkSize {
+		t.Fatalf("ChunkSize is %d: the burst must take more than three chunks", ui.ChunkSize)
+	}
+	if err := s.Submit(sim.Burst{Count: n, MinMS: 10, MaxMS: 10}); err != nil {
+		t.Fatal(err)
+	}
+	var pn ui.Panel
+	alert := ""
+	for range 10 {
+		s.Frame(16*time.Millisecond, 10*time.Second)
+		if pn = s.Panel(); pn.Alert != "" {
+			alert = pn.Alert
+		}
+	}
+	if pn.Refused != n {
+		t.Fatalf("refused counter = %d, want %d", pn.Refused, n)
+	}
+	if want := "1,520 tasks were refused"; !strings.Contains(alert, want) {
+		t.Errorf("last alert = %q, want it to say %q, as the counter does", alert, want)
+	}
+}
+
 func TestLoadTrace(t *testing.T) {
 	ps, _ := sim.PresetByID("consumers")
 	s, err := ui.NewSession(ps.Scenario, ps.ID)
@@ -544,4 +582,96 @@ func taskTimes(s *ui.Session) string {
 			x.Enqueued.Sub(f.Origin), x.Started.Sub(f.Origin), x.Ended.Sub(f.Origin))
 	}
 	return b.String()
+}
+
+// TestThroughputOverTheRun runs 20 tasks that all end within the first
+// 0.4 s: the throughput is over the run's length, not over a 10 s window
+// most of which has not happened.
+func TestThroughputOverTheRun(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 1, Limit: 20,
+		Bursts: []sim.Burst{{Count: 20, MinMS: 400, MaxMS: 400}}}
+	s, err := ui.NewSession(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.SetPlaying(true); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		s.Frame(100*time.Millisecond, 10*time.Second)
+	}
+	pn := s.Panel()
+	if pn.Succeeded != 20 {
+		t.Fatalf("succeeded %d by %v, want 20", pn.Succeeded, pn.Now)
+	}
+	want := 20 / pn.Now.Seconds()
+	if pn.Throughput < want*0.9 || pn.Throughput > want*1.1 {
+		t.Errorf("throughput %.1f/s after 20 tasks in %v, want about %.1f/s", pn.Throughput, pn.Now, want)
+	}
+}
+
+// TestEventLogKeepsTheRun runs 300 tasks, some 1,200 events: the event log
+// counts them all, and its filter searches all of them, the earliest
+// included, not only the latest events shown.
+func TestEventLogKeepsTheRun(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 1, Limit: 50,
+		Bursts: []sim.Burst{{Count: 300, MinMS: 10, MaxMS: 10}}}
+	s, err := ui.NewSession(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.SetPlaying(true); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		s.Frame(100*time.Millisecond, 10*time.Second)
+	}
+	pn := s.Panel()
+	if pn.Succeeded != 300 {
+		t.Fatalf("succeeded %d, want 300", pn.Succeeded)
+	}
+	if pn.LogTotal < 900 || pn.LogMatches != pn.LogTotal || len(pn.Log) != 200 {
+		t.Errorf("log: %d events, %d matching, %d shown; want every event of the run (900 or more), all matching, 200 shown", pn.LogTotal, pn.LogMatches, len(pn.Log))
+	}
+	s.SetLogQuery("t1 started")
+	pn = s.Panel()
+	// t1, t10..t19 and t100..t199 started: 111 events.
+	if pn.LogMatches != 111 || len(pn.Log) != 111 {
+		t.Fatalf("filter “t1 started”: %d matching, %d shown; want 111", pn.LogMatches, len(pn.Log))
+	}
+	if first := pn.Log[0]; first.Name != "t1" || first.Kind != core.Started {
+		t.Errorf("the earliest match is %s %v, want t1 started", first.Name, first.Kind)
+	}
+}
+
+// TestLoadProtobufTrace loads a Perfetto protobuf trace and a Go execution
+// trace: the page names the format and says how to get JSON, instead of
+// "not valid JSON at byte 1".
+func TestLoadProtobufTrace(t *testing.T) {
+	s, err := ui.NewSession(sim.Presets()[0].Scenario, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want []string
+	}{
+		{"trace.pftrace", []byte{0x0a, 0x1c, 0x82, 0x01, 0x05, 0x0a, 0x03, 'f', 'o', 'o', 0x88, 0x01, 0x01}, []string{"Perfetto protobuf", "traceconv json"}},
+		{"trace.out", []byte("go 1.23 trace\x00\x00\x00\x01"), []string{"Go execution trace", "go tool trace"}},
+	} {
+		err := s.LoadTrace(bytes.NewReader(tc.data), tc.name)
+		if err == nil {
+			t.Errorf("%s loaded", tc.name)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("loading %s: %q, want it to say %q", tc.name, err, w)
+			}
+		}
+	}
 }

@@ -69,6 +69,8 @@ type timeline struct {
 
 	// Per frame, reused.
 	fills, caps pathSet
+	edges       pathSet // outlines of the bars whose fill is soft
+	nEdges      int     // outlines this frame
 	grid        []byte
 	hits        []hit
 	rows        []laneRow
@@ -192,7 +194,7 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	g.queueTop = axisH + 4
 	g.laneTop = g.queueTop + float64(len(t.queueRows))*queueRowH + bandGap
 	g.tracks = 2
-	if f.Primitive == sim.Keyed || (f.Replay && snap.Stats.Lanes > 0) {
+	if k := sim.KindOf(f.Primitive); k != nil && k.Keys || (f.Replay && snap.Stats.Lanes > 0) {
 		g.tracks = 3
 	}
 	g.trackTop = g.laneTop + float64(len(t.rows))*g.laneH + bandGap
@@ -366,7 +368,7 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 	t.rows = t.rows[:0]
 	clear(t.rowOf)
 	slots := 0
-	if !f.Replay && f.Limit > 0 && f.Primitive != sim.Keyed && !sim.SharesSemaphore(f.Primitive) {
+	if k := sim.KindOf(f.Primitive); !f.Replay && f.Limit > 0 && k != nil && !k.Keys && !k.HasGroups() {
 		slots = min(f.Limit, maxRows)
 	}
 	var slotLanes, keyLanes []*trace.Lane
@@ -387,7 +389,7 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 		bySlot[l.Slot] = l
 	}
 	slotName := "slot"
-	if f.Primitive == sim.Semaphore {
+	if k := sim.KindOf(f.Primitive); k != nil && k.Tokens {
 		slotName = "token" // a holder of w tokens takes w rows
 	}
 	for s := 0; s < slots; s++ {
@@ -648,16 +650,38 @@ type barPass struct {
 // barRun is a rectangle of touching bars of one colour in one row.
 type barRun struct {
 	x0, x1, y, h float64
-	fill         string
+	fill, edge   string
 }
 
 // flush draws row's run, if any.
 func (b *barPass) flush(row int) {
 	if r := &b.runs[row]; r.fill != "" {
 		b.t.fills.rect(r.fill, r.x0, r.y, r.x1-r.x0, r.h)
+		b.t.edge(r.edge, r.x0, r.y, r.x1-r.x0, r.h)
 		r.fill = ""
 	}
 }
+
+// edge outlines a bar of a soft fill in colour, so that every bar stands
+// out from the background at 3:1 or more (WCAG 1.4.11), as its strong
+// colour does; "" draws none.
+//
+// Bars narrower than minEdgeW go without: a sliver is drawn by its fill
+// alone, and a large trace zoomed out is thousands of them, whose outlines
+// would cost more than the bars. So do the outlines past maxEdges in a
+// frame.
+func (t *timeline) edge(color string, x, y, w, h float64) {
+	if color != "" && w >= minEdgeW && h >= 3 && t.nEdges < maxEdges {
+		t.nEdges++
+		t.edges.rect(color, x+0.5, y+0.5, w-1, h-1)
+	}
+}
+
+// Bounds on the bars' outlines.
+const (
+	minEdgeW = 6
+	maxEdges = 1500
+)
 
 // draw draws task i of the frame's snapshot on its row, and reports the
 // time up to which the next task of the row would share its pixel, or the
@@ -691,15 +715,16 @@ func (b *barPass) draw(i, row int, startNs, endNs int64) (skipTo int64) {
 	}
 	y := g.laneTop + float64(row)*g.laneH + b.pad
 	h := g.laneH - 2*b.pad
-	fill, cap := b.shade(x)
+	fill, cap, edge := b.shade(x)
 	if r := &b.runs[row]; cap == "" && r.fill == fill && r.y == y && x0 <= r.x1+0.5 {
 		r.x1 = max(r.x1, x1)
 	} else {
 		b.flush(row)
 		if cap == "" {
-			*r = barRun{x0, x1, y, h, fill}
+			*r = barRun{x0, x1, y, h, fill, edge}
 		} else {
 			t.fills.rect(fill, x0, y, x1-x0, h)
+			t.edge(edge, x0, y, x1-x0, h)
 			cw := min(3, x1-x0)
 			t.caps.rect(cap, x1-cw, y, cw, h)
 		}
@@ -711,22 +736,23 @@ func (b *barPass) draw(i, row int, startNs, endNs int64) (skipTo int64) {
 	return skipTo
 }
 
-// shade returns the fill of task x's bar, and the colour of its end cap
-// or "".
-func (b *barPass) shade(x *trace.Task) (fill, cap string) {
+// shade returns the fill of task x's bar, the colour of its end cap or
+// "", and the colour of its outline or "": a running task's bar is its
+// strong colour, an ended one's soft, outlined in the strong colour.
+func (b *barPass) shade(x *trace.Task) (fill, cap, edge string) {
 	sh := taskShade(b.f.ColorBy, b.f.Levels, x.Priority, x.Key)
-	fill = sh.soft
+	fill, edge = sh.soft, sh.strong
 	switch x.State {
 	case core.TaskRunning:
-		fill = sh.strong
+		fill, edge = sh.strong, ""
 	case core.TaskFailed:
 		cap = colFailed
 	case core.TaskPanicked:
 		cap = colPanicked
 	case core.TaskCanceled:
-		fill, cap = colCanceledBg, colCanceled
+		fill, cap, edge = colCanceledBg, colCanceled, colCanceled
 	}
-	return fill, cap
+	return fill, cap, edge
 }
 
 // label writes task x's name on its bar, if it fits.
@@ -761,7 +787,7 @@ func (b *barPass) drawWide(i int, startNs, endNs int64) {
 		}
 	}
 	slices.Sort(rows)
-	fill, cap := b.shade(x)
+	fill, cap, edge := b.shade(x)
 	note := len(t.Wide) < maxWide // for the page's data-wide, which tests read
 	var wide, at string
 	if note {
@@ -775,6 +801,7 @@ func (b *barPass) drawWide(i int, startNs, endNs int64) {
 		y := g.laneTop + float64(rows[j])*g.laneH + b.pad
 		h := float64(rows[k]-rows[j]+1)*g.laneH - 2*b.pad
 		t.fills.rect(fill, x0, y, x1-x0, h)
+		t.edge(edge, x0, y, x1-x0, h)
 		if cap != "" {
 			cw := min(3, x1-x0)
 			t.caps.rect(cap, x1-cw, y, cw, h)
@@ -823,6 +850,8 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 	snap := f.Snap
 	t.fills.reset()
 	t.caps.reset()
+	t.edges.reset()
+	t.nEdges = 0
 	b := &barPass{t: t, g: g, f: f, now: f.Origin.Add(f.Now), pad: max(2, math.Floor(g.laneH/6))}
 	b.nowNs = b.now.UnixNano()
 	b.fromNs = f.Origin.Add(g.from).UnixNano()
@@ -838,6 +867,7 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		// A large loaded trace whose bars are drawn already: as they
 		// were, while only the pointer moves.
 		c.fills.fill(p)
+		c.edges.stroke(p, false)
 		c.caps.fill(p)
 		t.hits = append(t.hits, c.hits[:min(len(c.hits), maxHits-len(t.hits))]...)
 		t.Bars = c.bars
@@ -862,6 +892,7 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		c.key = key
 		c.fills.copyFrom(&t.fills)
 		c.caps.copyFrom(&t.caps)
+		c.edges.copyFrom(&t.edges)
 		c.hits = append(c.hits[:0], t.hits[hits0:]...)
 		c.bars, c.selRect, c.selShown = t.Bars, t.selRect, t.selShown
 		c.labels = append(c.labels[:0], b.labels...)
@@ -887,6 +918,7 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		b.flush(row)
 	}
 	t.fills.flush(p)
+	t.edges.stroke(p, true)
 	t.caps.flush(p)
 	// Lane created and evicted markers.
 	t.fills.reset()
@@ -917,6 +949,7 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 type barCache struct {
 	key         barKey
 	fills, caps pathSet
+	edges       pathSet
 	hits        []hit
 	labels      []barLabel
 	bars        int
@@ -959,7 +992,7 @@ func (t *timeline) drawTracks(p painter, g *geometry, f Frame) {
 		limit bool
 	}
 	inFlight := track{"running", snap.Counters[trace.TrackRunning], true}
-	if f.Primitive == sim.Semaphore || (f.Replay && snap.Stats.MaxInUse > int64(snap.Stats.MaxRunning)) {
+	if k := sim.KindOf(f.Primitive); k != nil && k.Tokens || (f.Replay && snap.Stats.MaxInUse > int64(snap.Stats.MaxRunning)) {
 		inFlight = track{"tokens in use", snap.Counters[trace.TrackInUse], true}
 	}
 	tracks := []track{{"waiting", snap.Counters[trace.TrackWaiting], false}, inFlight}
@@ -1342,6 +1375,19 @@ func (s *pathSet) copyFrom(o *pathSet) {
 	s.paths = s.paths[:len(o.paths)]
 	for i := range o.paths {
 		s.paths[i] = append(s.paths[i][:0], o.paths[i]...)
+	}
+}
+
+// stroke outlines every colour's path with a line of 1 pixel, and empties
+// them if flush.
+func (s *pathSet) stroke(p painter, flush bool) {
+	for i, c := range s.colors {
+		if len(s.paths[i]) > 0 {
+			p.StrokePath(s.paths[i], c, 1)
+			if flush {
+				s.paths[i] = s.paths[i][:0]
+			}
+		}
 	}
 }
 

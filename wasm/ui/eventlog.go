@@ -1,0 +1,93 @@
+package ui
+
+import (
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"sluice/core"
+	"sluice/core/trace"
+)
+
+// maxEvents bounds the events an eventLog keeps: a run's 10,000 tasks
+// report at most a few events each, and its lanes a few more.
+const maxEvents = 100_000
+
+// eventLog is the whole event log of a run, or of a loaded trace: every
+// event, oldest first, and the person's filter over all of it. Events
+// arrive from the primitive's goroutines; the filter is kept up to date
+// incrementally, so that a panel scans only what is new.
+type eventLog struct {
+	mu        sync.Mutex
+	primitive string
+	origin    time.Time // time 0 of the times shown
+	entries   []trace.Entry
+	dropped   int // events beyond maxEvents, not kept
+
+	query   string
+	scanned int   // entries matched against query so far
+	matched []int // their indices that match
+}
+
+func newEventLog(primitive string, origin time.Time, entries []trace.Entry) *eventLog {
+	return &eventLog{primitive: primitive, origin: origin, entries: entries}
+}
+
+// add records an event. It does not block beyond the log's lock.
+func (l *eventLog) add(e core.Event) {
+	errText := ""
+	if e.Err != nil {
+		errText = e.Err.Error()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.entries) >= maxEvents {
+		l.dropped++
+		return
+	}
+	l.entries = append(l.entries, trace.Entry{Kind: e.Kind, Time: e.Time, Task: e.Task, Name: e.Name,
+		Priority: e.Priority, Weight: e.Weight, Key: e.Key, Lane: e.Lane, Err: errText})
+}
+
+// setQuery sets the filter.
+func (l *eventLog) setQuery(q string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if q != l.query {
+		l.query, l.scanned, l.matched = q, 0, l.matched[:0]
+	}
+}
+
+// latest returns the latest n entries that match the filter, oldest
+// first, how many match in all, and how many events the log has.
+func (l *eventLog) latest(n int) (out []trace.Entry, matching, total int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	total = len(l.entries) + l.dropped
+	if l.query == "" {
+		return slices.Clone(l.entries[max(len(l.entries)-n, 0):]), total, total
+	}
+	for ; l.scanned < len(l.entries); l.scanned++ {
+		e := &l.entries[l.scanned]
+		if matches(l.query, entryFields(l.primitive, l.origin, e)...) {
+			l.matched = append(l.matched, l.scanned)
+		}
+	}
+	idx := l.matched[max(len(l.matched)-n, 0):]
+	out = make([]trace.Entry, len(idx))
+	for i, j := range idx {
+		out[i] = l.entries[j]
+	}
+	return out, len(l.matched), total
+}
+
+// entryFields are what the event log shows of an entry, which its filter
+// searches: its time, task, what happened and details.
+func entryFields(primitive string, origin time.Time, e *trace.Entry) []string {
+	what := e.Name
+	if what == "" && e.Task != 0 {
+		what = "#" + strconv.FormatUint(e.Task, 10)
+	}
+	return []string{formatAt(e.Time.Sub(origin)), what, eventVerb(e.Kind), logDetail(primitive, e.Kind, e.Key, e.Lane, e.Weight, e.Priority, e.Err)}
+}
