@@ -279,29 +279,24 @@ func capacityOpt(s Scenario) []string {
 	return nil
 }
 
-// queueCode writes a queue's setLimit, drain, closeAll and stop: a queue
-// that cannot be resized drains on a goroutine of its own, since its
-// Drain looks at the context first.
+// queueCode writes a queue's setLimit, drain, closeAll and stop. Drain
+// runs on a goroutine of its own: it waits for the accepted work (and with
+// a context that has already ended it would change nothing).
 func queueCode(g *gen, resizable bool) {
 	if !resizable {
 		g.p(`setLimit := func(int) {} // the parallelism is fixed when the queue is made`)
-		g.p(`// Drain waits for the accepted work: on a goroutine of its own.
-drain := func() {
-r.goWait(func() { q.Drain(context.Background()) })
-}`)
 	} else {
 		g.p(`setLimit := func(n int) {
 q.SetParallelism(n)
 r.rest()
-}
-// Drain stops taking tasks at once; an ended context makes it return
-// without waiting for the accepted work, which goes on.
-drain := func() {
-ctx, cancel := context.WithCancel(context.Background())
-cancel()
-q.Drain(ctx)
 }`)
 	}
+	g.p(`// Drain stops taking tasks at once and waits for the accepted work: on
+// a goroutine of its own, while the run goes on.
+drain := func() {
+r.goWait(func() { q.Drain(context.Background()) })
+r.rest()
+}`)
 	g.p(`// Close cancels pending and running work and waits for it.
 closeAll := func() {
 r.kickAll()

@@ -201,11 +201,10 @@ var sharedKind = &Kind{
 		r.rest()
 		}
 		drain := func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
 		for _, q := range qs {
-			q.Drain(ctx)
+			r.goWait(func() { q.Drain(context.Background()) })
 		}
+		r.rest()
 		}
 		closeAll := func() {
 		r.kickAll()

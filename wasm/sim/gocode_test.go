@@ -96,7 +96,7 @@ func TestGoCodeShowsTheScenario(t *testing.T) {
 		"cancelAfter: 70 * time.Millisecond",
 		`{at: 60, fired: 0, do: func() { r.cancelTask("t3") }},`,
 		"q.SetParallelism(n)",
-		"q.Drain(ctx)",
+		"r.goWait(func() { q.Drain(context.Background()) })",
 		"r.goWait(func() { q.Close() })",
 	} {
 		if !strings.Contains(code, want) {

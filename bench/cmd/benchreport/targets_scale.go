@@ -6,6 +6,16 @@ import (
 	"strings"
 )
 
+// Causes of the scaling misses, as profiles (go test -cpuprofile and
+// -mutexprofile on BenchmarkScale at 2 cores) show them.
+const (
+	missQueue = "per task, a 180-byte Task (the task, its context and its handle) to allocate and collect (allocation and the GC's marking were ~15% of the profile's CPU), a clock read for Stats' pending age (~4%), and two acquisitions of the queue's one lock, where pond's `Go` puts a bare function in a buffered channel; on 2 cores the submitter and the workers also share the cores."
+	missOwn   = "a task that waits with a context of its own has that context watched: the watch, its callback and context.AfterFunc's own allocations (7 in all; arming and stopping it were ~9% of the profile's CPU before the watch moved off running tasks)."
+	missObs   = "each task has four events, each with a clock read, appended under the queue's lock and delivered by one goroutine at a time so that the observer sees them in order."
+	missKeyed = "each event is a Task (an allocation) and a lane map lookup under the queue's one lock, and a lane that goes idle reads the clock for its eviction; the baseline hashes keys onto fixed goroutines, with no cancellation, eviction or fair turns."
+	missSem   = "within the run's noise: these rows moved by more than 20% between rounds of the same run."
+)
+
 // scaleProcs are the core counts BenchmarkScale runs at, when the machine
 // has them.
 var scaleProcs = []int{2, 4, 8, 16}
@@ -27,35 +37,35 @@ func scaleTargets(p int) []target {
 			w := pre + "work=20us/subs=" + strconv.Itoa(subs) + "/"
 			ts = append(ts, target{
 				what:  fmt.Sprintf("WorkQueue ~20 µs tasks, %d submitter(s): %s, against a channel + %d workers", subs, f.words, p),
-				bench: w + f.name, peers: []string{w + "channel"}, unit: "ns/op", max: 1.1,
+				bench: w + f.name, peers: []string{w + "channel"}, unit: "ns/op", max: 1.1, miss: missQueue,
 			})
 		}
 		for _, f := range forms {
 			w := pre + "work=1us/subs=" + strconv.Itoa(subs) + "/"
 			ts = append(ts, target{
 				what:  fmt.Sprintf("WorkQueue ~1 µs tasks, %d submitter(s): %s, against pond `Go`", subs, f.words),
-				bench: w + f.name, peers: []string{w + "pond-go"}, unit: "ns/op", max: 1.0,
+				bench: w + f.name, peers: []string{w + "pond-go"}, unit: "ns/op", max: 1.0, miss: missQueue,
 			})
 		}
 		w := pre + "work=1us/subs=" + strconv.Itoa(subs) + "/"
 		ts = append(ts,
 			target{
 				what:  fmt.Sprintf("WorkQueue ~1 µs tasks, %d submitter(s): observed against unobserved `Go`", subs),
-				bench: w + "sluice-go-observed", peers: []string{w + "sluice-go"}, unit: "ns/op", max: 1.3,
+				bench: w + "sluice-go-observed", peers: []string{w + "sluice-go"}, unit: "ns/op", max: 1.3, miss: missObs,
 			},
 			target{
 				what:  fmt.Sprintf("WorkQueue ~1 µs tasks, %d submitter(s): a task with its own `context.WithCancel` against a shared ctx (wall time)", subs),
-				bench: w + "sluice-go-owncancel", peers: []string{w + "sluice-go-cancel"}, unit: "ns/op", max: 1.1,
+				bench: w + "sluice-go-owncancel", peers: []string{w + "sluice-go-cancel"}, unit: "ns/op", max: 1.1, miss: missOwn,
 			},
 			target{
 				what:  fmt.Sprintf("WorkQueue ~1 µs tasks, %d submitter(s): allocations of a task with its own `context.WithCancel` (3 of them the caller's: the context, its cancel function, the task's closure)", subs),
-				bench: w + "sluice-go-owncancel", unit: "allocs/op", max: 6,
+				bench: w + "sluice-go-owncancel", unit: "allocs/op", max: 6, miss: missOwn,
 			},
 		)
 		if p == 16 && subs == p {
 			ts = append(ts, target{
 				what:  "WorkQueue ~1 µs tasks, 16 submitters at 16 cores: `Go` at ≥ 2 million tasks/s (≤ 500 ns a task)",
-				bench: w + "sluice-go", unit: "ns/op", max: 500,
+				bench: w + "sluice-go", unit: "ns/op", max: 500, miss: missQueue,
 			})
 		}
 	}
@@ -68,7 +78,7 @@ func scaleTargets(p int) []target {
 			k := pre + "keyed/keys=" + keys + "/subs=" + strconv.Itoa(subs) + "/"
 			ts = append(ts, target{
 				what:  fmt.Sprintf("KeyedQueue ~1 µs events over %s keys, %d submitter(s), against `hash(key) %% %d` channel workers", keys, subs, p),
-				bench: k + "sluice", peers: []string{k + "hashN"}, unit: "ns/op", max: keyedMax,
+				bench: k + "sluice", peers: []string{k + "hashN"}, unit: "ns/op", max: keyedMax, miss: missKeyed,
 			})
 		}
 	}
@@ -77,7 +87,7 @@ func scaleTargets(p int) []target {
 			s := pre + "semaphore/limit=" + limit + "/g=" + g + "/"
 			ts = append(ts, target{
 				what:  fmt.Sprintf("Semaphore limit %s, %s goroutines holding ~1 µs, against x/sync", limit, g),
-				bench: s + "sluice", peers: []string{s + "xsync"}, unit: "ns/op", max: 1.0,
+				bench: s + "sluice", peers: []string{s + "xsync"}, unit: "ns/op", max: 1.0, miss: missSem,
 			})
 		}
 	}
@@ -106,6 +116,24 @@ func writeScale(b *strings.Builder, r run, cores int) {
 			fmt.Fprintf(b, "Not measured here: this machine has %d cores.\n", cores)
 			continue
 		}
-		writeTable(b, r, scaleTargets(p))
+		ts := scaleTargets(p)
+		writeTable(b, r, ts)
+		// One line per distinct cause, naming how many rows it explains.
+		var causes []string
+		count := map[string]int{}
+		for _, t := range ts {
+			if t.eval(r).status == "miss" {
+				if count[t.miss] == 0 {
+					causes = append(causes, t.miss)
+				}
+				count[t.miss]++
+			}
+		}
+		if len(causes) > 0 {
+			fmt.Fprintf(b, "\nWhy the misses at %d cores:\n\n", p)
+			for _, c := range causes {
+				fmt.Fprintf(b, "- %d row(s): %s\n", count[c], c)
+			}
+		}
 	}
 }
