@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Causes of the scaling misses, as profiles (go test -cpuprofile and
@@ -13,7 +15,7 @@ const (
 	missOwn   = "a task that waits with a context of its own has that context watched: the watch, its callback and context.AfterFunc's own allocations (7 in all; arming and stopping it were ~9% of the profile's CPU before the watch moved off running tasks)."
 	missObs   = "each task has four events, each with a clock read, appended under the queue's lock and delivered by one goroutine at a time so that the observer sees them in order."
 	missKeyed = "each event is a Task (an allocation) and a lane map lookup under the queue's one lock, and a lane that goes idle reads the clock for its eviction; the baseline hashes keys onto fixed goroutines, with no cancellation, eviction or fair turns."
-	missSem   = "within the run's noise: these rows moved by more than 20% between rounds of the same run."
+	missSem   = "not profiled yet: by up to 16% at 1,024 goroutines, where the rounds of one run spread by up to 22% (sluice 2,595–3,172 ns); within 2% at 64."
 )
 
 // scaleProcs are the core counts BenchmarkScale runs at, when the machine
@@ -110,6 +112,8 @@ func writeScale(b *strings.Builder, r run, cores int) {
 	fmt.Fprintf(b, "\n## Scaling\n\n")
 	fmt.Fprintf(b, "`BenchmarkScale` at each core count (GOMAXPROCS) the machine has: parallelism is the\n")
 	fmt.Fprintf(b, "core count, and tasks come from 1 submitter or one per core (see its doc comment).\n")
+	fmt.Fprintf(b, "Taken on %s on %s (%d cores), Go %s.\n", time.Now().UTC().Format("2006-01-02"),
+		strings.TrimSpace(strings.TrimPrefix(strings.Join(r.header, ", "), "goos: ")), cores, runtime.Version())
 	for _, p := range scaleProcs {
 		fmt.Fprintf(b, "\n### %d cores\n\n", p)
 		if p > cores {
