@@ -9,9 +9,10 @@ import "context"
 //
 // Everything [WorkQueue] says holds for Processor: capacity, a shared
 // [WithSemaphore], cancellation, panics, nested calls, observing, Close and
-// Drain. A call costs one allocation (plus, as for a WorkQueue task, the
-// watch of a context of its own while it waits): its [Future], which holds the task,
-// the input and the result. Its methods are safe for concurrent use.
+// Drain. A call costs one allocation, its [Future], which holds the task,
+// the input and the result; as for a WorkQueue task, a call that waits with
+// a context of its own also has that context watched. Its methods are safe
+// for concurrent use.
 type Processor[In, Out any] struct {
 	e  *engine
 	fn func(context.Context, In) (Out, error)
