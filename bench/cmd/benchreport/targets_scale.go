@@ -15,7 +15,7 @@ const (
 	missOwn   = "a task that waits with a context of its own has that context watched: the watch, its callback and context.AfterFunc's own allocations (7 in all; arming and stopping it were ~9% of the profile's CPU before the watch moved off running tasks)."
 	missObs   = "each task has four events, each with a clock read, appended under the queue's lock and delivered by one goroutine at a time so that the observer sees them in order."
 	missKeyed = "each event is a Task (an allocation) and a lane map lookup under the queue's one lock, and a lane that goes idle reads the clock for its eviction; the baseline hashes keys onto fixed goroutines, with no cancellation, eviction or fair turns."
-	missSem   = "not profiled yet: by up to 16% at 1,024 goroutines, where the rounds of one run spread by up to 22% (sluice 2,595–3,172 ns); within 2% at 64."
+	missSem   = "not profiled at these counts: sluice serves waiters from a priority heap where x/sync keeps a list, and the heap's cost grows with the waiters; rounds of one run spread by up to 22% at 1,024 goroutines."
 )
 
 // scaleProcs are the core counts BenchmarkScale runs at, when the machine
