@@ -192,3 +192,7 @@ func seconds(d time.Duration) string {
 	}
 	return fmt.Sprintf("%.3g s", d.Seconds())
 }
+
+// PriorityName names a priority as the event log does ("High", "Normal",
+// "Low", or "priority 5"), for the page.
+func PriorityName(p core.Priority) string { return priorityName(p) }

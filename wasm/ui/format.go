@@ -132,18 +132,9 @@ func formatSpeed(s float64) string {
 	return strconv.FormatFloat(s, 'f', -1, 64) + "×"
 }
 
-// priorityName names a priority; any int is a valid priority.
-func priorityName(p core.Priority) string {
-	switch p {
-	case core.High:
-		return "High"
-	case core.Normal:
-		return "Normal"
-	case core.Low:
-		return "Low"
-	}
-	return "priority " + strconv.Itoa(int(p))
-}
+// priorityName names a priority as the event log does; any int is a
+// valid priority.
+func priorityName(p core.Priority) string { return sim.PriorityName(p) }
 
 // stateName is how the page names a task state.
 func stateName(s core.TaskState) string {
