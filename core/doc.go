@@ -29,10 +29,11 @@
 // goroutine. Nothing blocks, allocates a goroutine or calls user code
 // under the lock, and clocks are read outside it. A task is one
 // allocation, and also its function's context; its submitter's context is
-// watched (one context.AfterFunc per distinct context) only while the task
-// waits, so a task that starts at once, or runs, costs no watch. Observer
-// events are appended under the lock in the order the state changed and
-// delivered outside it, one goroutine at a time.
+// watched (one context.AfterFunc per distinct context, armed and stopped
+// outside the lock) only while the task waits, so a task that starts at
+// once, or runs, costs no watch. Observer events are appended under the
+// lock in the order the state changed and delivered outside it, one
+// goroutine at a time.
 //
 // # Contracts shared by every primitive
 //

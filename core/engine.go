@@ -63,8 +63,10 @@ type engine struct {
 	tokenWait []*Task
 	rooms     []*room
 	watches   map[<-chan struct{}]*watch
-	nums      numSet // free worker slot numbers (lane numbers in a KeyedQueue)
-	nextID    uint64
+	// spareWatches holds stopped watches for reuse (see watch).
+	spareWatches chan *watch
+	nums         numSet // free worker slot numbers (lane numbers in a KeyedQueue)
+	nextID       uint64
 
 	nrunning, maxRunning                             int
 	submitted, succeeded, failed, canceled, panicked uint64
@@ -93,7 +95,8 @@ const (
 var errGoexit = errors.New("core: task function called runtime.Goexit")
 
 func newEngine(limit int, cfg config) *engine {
-	e := &engine{cfg: cfg, limit: limit, sem: cfg.semaphore, capacity: cfg.capacity, stopped: make(chan struct{}), maxSpin: spinners()}
+	e := &engine{cfg: cfg, limit: limit, sem: cfg.semaphore, capacity: cfg.capacity, stopped: make(chan struct{}), maxSpin: spinners(),
+		spareWatches: make(chan *watch, maxSpareWatches)}
 	e.epoch = cfg.clock.Now()
 	return e
 }
@@ -1046,7 +1049,7 @@ func (e *engine) unlock() {
 		case op.arm:
 			e.arm(op.w)
 		default:
-			op.w.stop()
+			e.unarm(op.w)
 		}
 	}
 	for _, t := range spawns {
@@ -1101,14 +1104,33 @@ func (e *engine) deliver() {
 // queue (if its context can end), and while it runs if someone asked for
 // its Done channel or gave it an AfterFunc; the watch of a nil channel
 // lists only the latter, for Close.
+//
+// A watch of a channel that can close is armed with context.AfterFunc
+// outside the lock (arm: the context may be a task's of this very queue)
+// and stopped outside it once it empties. Which of the two comes first is
+// settled by one compare-and-swap (st), never by taking the lock again.
+// An engine keeps a few stopped watches, with their callbacks, for reuse
+// (spareWatches), so that arming one costs only context.AfterFunc's own
+// allocations.
 type watch struct {
 	done <-chan struct{}
-	ctx  context.Context // the context, until armed
-	stop func() bool     // set once armed
+	ctx  context.Context // the context to arm on, until armed
+	fire func()          // its AfterFunc callback, made once: e.fire(w)
+	stop func() bool     // AfterFunc's stop, once armed
+	st   atomic.Uint32   // watchNew, then watchArmed (by arm) or watchDead (when emptied)
 	head *Task
 	n    int
 	dead bool // out of the map: emptied, or fired
 }
+
+const (
+	watchNew uint32 = iota
+	watchArmed
+	watchDead
+)
+
+// maxSpareWatches is how many stopped watches an engine keeps for reuse.
+const maxSpareWatches = 16
 
 func (e *engine) watchLocked(t *Task) {
 	if t.w != nil || t.pdone == nil && t.at != atRunning && t.at != atTaken {
@@ -1117,15 +1139,22 @@ func (e *engine) watchLocked(t *Task) {
 	d := t.pdone
 	w := e.watches[d]
 	if w == nil {
-		w = &watch{done: d}
+		if d == nil {
+			w = &watch{}
+		} else {
+			select {
+			case w = <-e.spareWatches:
+			default:
+				w = e.newWatch()
+			}
+			w.done, w.ctx, w.dead = d, t.parent, false
+			w.st.Store(watchNew)
+			e.post = append(e.post, postOp{w: w, arm: true})
+		}
 		if e.watches == nil {
 			e.watches = make(map[<-chan struct{}]*watch)
 		}
 		e.watches[d] = w
-		if d != nil {
-			w.ctx = t.parent
-			e.post = append(e.post, postOp{w: w, arm: true})
-		}
 	}
 	t.w = w
 	t.wnext = w.head
@@ -1134,6 +1163,13 @@ func (e *engine) watchLocked(t *Task) {
 	}
 	w.head = t
 	w.n++
+}
+
+// newWatch makes a watch with its callback.
+func (e *engine) newWatch() *watch {
+	w := new(watch)
+	w.fire = func() { e.fire(w) }
+	return w
 }
 
 // listenLocked lists t, running, for its context's Done or AfterFunc.
@@ -1159,7 +1195,8 @@ func (e *engine) unwatchLocked(t *Task) {
 	if w.n == 0 {
 		delete(e.watches, w.done)
 		w.dead = true
-		if w.stop != nil {
+		// Armed: stop it once the lock is released; not yet: arm will.
+		if w.done != nil && w.st.Swap(watchDead) == watchArmed {
 			e.post = append(e.post, postOp{w: w})
 		}
 	}
@@ -1167,14 +1204,22 @@ func (e *engine) unwatchLocked(t *Task) {
 
 // arm watches w's context, outside the lock.
 func (e *engine) arm(w *watch) {
-	stop := context.AfterFunc(w.ctx, func() { e.fire(w) })
-	e.mu.Lock()
+	w.stop = context.AfterFunc(w.ctx, w.fire)
 	w.ctx = nil
-	dead := w.dead
-	w.stop = stop
-	e.mu.Unlock()
-	if dead {
-		stop()
+	if !w.st.CompareAndSwap(watchNew, watchArmed) {
+		e.unarm(w) // emptied meanwhile
+	}
+}
+
+// unarm stops w's AfterFunc, outside the lock, and keeps w for reuse
+// unless its callback started (it may be running).
+func (e *engine) unarm(w *watch) {
+	if w.stop() {
+		w.stop, w.done = nil, nil
+		select {
+		case e.spareWatches <- w:
+		default:
+		}
 	}
 }
 

@@ -28,10 +28,12 @@ import (
 // its context) and two acquisitions of the queue's lock. A task that has
 // to wait in the queue with a submitter context that can end also needs
 // that context watched: one context.AfterFunc for all the tasks waiting on
-// the same context, which for a context of the task's own (a request's) is
-// seven more allocations: the watch, its callback, and context.AfterFunc's
-// own (its context, its stop function, and the map of children it adds to
-// the parent). A task that starts at once needs no watch.
+// the same context. For a context of the task's own (a request's) that is
+// five or six more allocations: the context's Done channel, if nobody
+// asked for it before, and context.AfterFunc's four (its context, its stop
+// function, and the map of children it adds to the parent); the watch
+// itself is reused from one that stopped, or costs two more when every
+// earlier one is still waiting. A task that starts at once needs no watch.
 //
 // Calls made from inside one of the queue's own tasks, with the task's
 // context (or one derived from it), never wait for a slot that their caller

@@ -1415,3 +1415,33 @@ func TestWorkQueueObservedParallelism(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWorkQueueWaitAllocations counts what a task that waits with a
+// context of its own costs, as the WorkQueue doc states it: the task, the
+// context's Done channel and context.AfterFunc's four allocations, the
+// watch being one the queue reuses.
+func TestWorkQueueWaitAllocations(t *testing.T) {
+	q := core.NewWorkQueue(1)
+	defer q.Close()
+	release := make(chan struct{})
+	if err := q.Go(t.Context(), func(context.Context) error { <-release; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	defer close(release)
+	fn := func(context.Context) error { return nil }
+	submit := func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		task, err := q.Submit(ctx, fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task.Cancel() // it waits behind the blocked task: this ends it
+		cancel()
+	}
+	submit() // a first watch, for the queue to reuse
+	got := testing.AllocsPerRun(200, submit)
+	// context.WithCancel's own two, then the queue's six.
+	if want := 2.0 + 6; got > want {
+		t.Errorf("allocations of a waiting task with its own context = %v, want at most %v", got, want)
+	}
+}
