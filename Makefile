@@ -159,7 +159,8 @@ test-wasm: test-tools
 
 test-bench:
 	$(call timed,bench module (each benchmark once),cd bench && $(GO) vet ./... && \
-		$(GO) test -count=1 -run . -bench . -benchtime 1x ./...)
+		$(GO) test -count=1 -run . -bench . -benchtime 1x ./... && \
+		cd ../core && $(GO) test -count=1 -run '^$$' -bench TraceHooks -benchtime 1x .)
 
 # Every fuzz target, as directory:target (a directory under core/ is run
 # inside the core module). The plain test run replays their
@@ -205,10 +206,12 @@ perf: test-tools
 		sed -e '/^=== RUN/d' -e '/^server:/d' -e '/^sluice: /d'
 
 BENCH_CMD := cd bench && go test -run '^$$' -bench . -benchmem -count 6 ./... | tee bench.txt; \
+	cd ../core && go test -run '^$$' -bench TraceHooks -benchmem -count 6 . | tee -a ../bench/bench.txt; cd ../bench; \
 	benchstat bench.txt > benchstat.txt
 
 bench: $(BIN)/benchstat
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 6 ./... | tee bench.txt
+	cd core && $(GO) test -run '^$$' -bench TraceHooks -benchmem -count 6 . | tee -a ../bench/bench.txt
 	cd bench && $(BIN)/benchstat bench.txt > benchstat.txt
 	cd bench && $(GO) run ./cmd/benchreport -raw bench.txt -stat benchstat.txt \
 		-cmd "$(BENCH_CMD)" -out ../BENCHMARKS.md

@@ -1,5 +1,7 @@
 package core
 
+import "context"
+
 // SetSpinners sets how many workers of the queues made afterwards may spin
 // for work at once (a quarter of GOMAXPROCS by default), and returns the
 // function that restores the default.
@@ -7,4 +9,16 @@ func SetSpinners(n int) (restore func()) {
 	old := spinners
 	spinners = func() int { return n }
 	return func() { spinners = old }
+}
+
+// TraceHooks runs the engine's runtime/trace hooks of one task n times,
+// as its enqueue, start and end do, for BenchmarkTraceHooks.
+func TraceHooks(n int) {
+	e := newEngine(1, newConfig(nil))
+	t := &Task{e: e, parent: context.Background()}
+	for range n {
+		e.rtEnqueue(t)
+		t.rtStart()
+		t.rtEnd(TaskSucceeded)
+	}
 }

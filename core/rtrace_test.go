@@ -383,3 +383,16 @@ func TestRuntimeTrace(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkTraceHooks measures what core's runtime/trace hooks add to a
+// task while tracing is off: the checks its enqueue, start and end make,
+// one op one task. With tracing on they annotate (see BenchmarkRuntimeTrace
+// in the bench module).
+func BenchmarkTraceHooks(b *testing.B) {
+	if trace.IsEnabled() {
+		b.Skip("tracing is on")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	core.TraceHooks(b.N)
+}
