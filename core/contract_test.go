@@ -537,3 +537,44 @@ func TestObserverOneCallAtATime(t *testing.T) {
 		}
 	})
 }
+
+// TestEventTimesInOrder checks that a queue's events, as its observer gets
+// them, never go back in time, however many goroutines submit and run.
+func TestEventTimesInOrder(t *testing.T) {
+	for _, name := range []string{"WorkQueue", "KeyedQueue"} {
+		t.Run(name, func(t *testing.T) {
+			var last time.Time
+			var back int
+			obs := func(e core.Event) { // called one at a time
+				if e.Time.Before(last) {
+					back++
+				}
+				last = e.Time
+			}
+			var submit func(i int)
+			var drain func()
+			if name == "WorkQueue" {
+				q := core.NewWorkQueue(2, core.WithObserver(obs))
+				submit = func(int) { q.Go(context.Background(), func(context.Context) error { return nil }) }
+				drain = func() { q.Drain(context.Background()) }
+			} else {
+				q := core.NewKeyedQueue[int](core.WithParallelism(2), core.WithObserver(obs))
+				submit = func(i int) { q.Submit(context.Background(), i%7, func(context.Context) error { return nil }) }
+				drain = func() { q.Drain(context.Background()) }
+			}
+			var wg sync.WaitGroup
+			for g := range 4 {
+				wg.Go(func() {
+					for i := range 2000 {
+						submit(g*2000 + i)
+					}
+				})
+			}
+			wg.Wait()
+			drain()
+			if back != 0 {
+				t.Errorf("events earlier than the one before them: %d, want 0", back)
+			}
+		})
+	}
+}

@@ -72,6 +72,8 @@ type engine struct {
 	submitted, succeeded, failed, canceled, panicked uint64
 
 	events, spare []Event
+	stamp         time.Time // the time read before this holder of mu took it, or zero (lockStamped)
+	lastEv        time.Time // the time of the latest event
 	emitting      bool
 	appended      uint64     // events appended so far
 	delivered     uint64     // events delivered so far
@@ -127,8 +129,10 @@ type room struct {
 // submit accepts t, waiting for room if block is set, and queues it or
 // starts it. On error the queue is unchanged.
 func (e *engine) submit(ctx context.Context, t *Task, block bool) error {
-	t.enq = e.now() // read before the lock, to keep the clock out of it
+	now := e.cfg.clock.Now() // read before the lock, to keep the clock out of it
+	t.enq = now.Sub(e.epoch)
 	e.mu.Lock()
+	e.stamp = now
 	err := e.enterLocked(ctx, t, nil, block)
 	e.unlock()
 	return err
@@ -155,6 +159,7 @@ func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) 
 	if l != nil {
 		l.waiting++
 	}
+	e.stamp = time.Time{} // stale once the wait is over
 	e.mu.Unlock()
 	var err error
 	select {
@@ -402,7 +407,7 @@ func (e *engine) work(t *Task) {
 			}
 		}
 		err := e.call(t, true)
-		e.mu.Lock()
+		e.lockStamped()
 		e.finishLocked(t, err)
 		e.giveTokenLocked(t)
 		t = e.next(slot)
@@ -989,12 +994,38 @@ func (e *engine) stats() QueueStats {
 	return st
 }
 
+// lockStamped takes e.mu with the time its events will carry, read before
+// taking it when there is an observer.
+func (e *engine) lockStamped() {
+	var now time.Time
+	if e.cfg.observer != nil {
+		now = e.cfg.clock.Now()
+	}
+	e.mu.Lock()
+	e.stamp = now
+}
+
+// evTime is the time of an event appended now: the time read before the
+// lock was taken, if it was, else the clock's; never before the previous
+// event's, so that event times follow the order of the events.
+func (e *engine) evTime() time.Time {
+	ts := e.stamp
+	if ts.IsZero() {
+		ts = e.cfg.clock.Now()
+	}
+	if ts.Before(e.lastEv) {
+		return e.lastEv
+	}
+	e.lastEv = ts
+	return ts
+}
+
 // ev appends an event for t (nil for queue events) if there is an observer.
 func (e *engine) ev(kind EventKind, t *Task, err error) {
 	if e.cfg.observer == nil {
 		return
 	}
-	x := Event{Kind: kind, Time: e.cfg.clock.Now(), Err: err}
+	x := Event{Kind: kind, Time: e.evTime(), Err: err}
 	if t != nil {
 		x.Task, x.Name, x.Priority, x.Weight, x.Lane = t.id, t.name, t.priority, 1, max(t.slot, 0)
 		if t.lane != nil {
@@ -1011,7 +1042,7 @@ func (e *engine) ev(kind EventKind, t *Task, err error) {
 // laneEv appends a lane event for l if there is an observer.
 func (e *engine) laneEv(kind EventKind, l *lane) {
 	if e.cfg.observer != nil {
-		e.events = append(e.events, Event{Kind: kind, Time: e.cfg.clock.Now(), Key: l.keyStr, Lane: l.num})
+		e.events = append(e.events, Event{Kind: kind, Time: e.evTime(), Key: l.keyStr, Lane: l.num})
 		e.appended++
 	}
 }
@@ -1022,6 +1053,7 @@ func (e *engine) laneEv(kind EventKind, l *lane) {
 // derived from tasks', and the arming and stopping of watches (their context
 // may be a task's of this very queue).
 func (e *engine) unlock() {
+	e.stamp = time.Time{}
 	var buf [4]*Task
 	spawns := append(buf[:0], e.spawns...)
 	e.spawns = slices.Delete(e.spawns, 0, len(e.spawns)) // zeroes what it drops

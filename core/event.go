@@ -54,7 +54,7 @@ func (k EventKind) Terminal() bool {
 // [WithObserver].
 type Event struct {
 	Kind     EventKind
-	Time     time.Time // from the primitive's clock (see WithClock)
+	Time     time.Time // from the primitive's clock (see WithClock); never before the previous event's of a queue
 	Task     uint64    // unique per primitive, from 1; 0 for lane and primitive events
 	Name     string    // the task's WithName, if given
 	Priority Priority

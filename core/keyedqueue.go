@@ -189,12 +189,14 @@ func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 	}
 	t := newTask(k.e, ctx, funcJob(fn), opts)
 	e := k.e
-	t.enq = e.now() // read before the lock, to keep the clock out of it
+	now := e.cfg.clock.Now() // read before the lock, to keep the clock out of it
+	t.enq = now.Sub(e.epoch)
 	e.mu.Lock()
 	if e.state != engOpen {
 		e.mu.Unlock()
 		return nil, ErrClosed
 	}
+	e.stamp = now
 	l := k.lanes[key]
 	if l == nil {
 		l = &lane{key: key, num: e.nums.take(true)}
