@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime/trace"
 	"slices"
 	"time"
 )
@@ -192,6 +193,14 @@ func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 	now := e.cfg.clock.Now() // read before the lock, to keep the clock out of it
 	t.enq = now.Sub(e.epoch)
 	e.mu.Lock()
+	ks := ""
+	if k.lanes[key] == nil && (e.cfg.observer != nil || trace.IsEnabled()) {
+		// A new lane's events and trace name the key with fmt.Sprint,
+		// which may call the key's String method: not under the lock.
+		e.mu.Unlock()
+		ks = fmt.Sprint(key)
+		e.mu.Lock()
+	}
 	if e.state != engOpen {
 		e.mu.Unlock()
 		return nil, ErrClosed
@@ -199,10 +208,7 @@ func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 	e.stamp = now
 	l := k.lanes[key]
 	if l == nil {
-		l = &lane{key: key, num: e.nums.take(true)}
-		if e.cfg.observer != nil {
-			l.keyStr = fmt.Sprint(key)
-		}
+		l = &lane{key: key, num: e.nums.take(true), keyStr: ks}
 		k.lanes[key] = l
 		k.peak = max(k.peak, len(k.lanes))
 	}

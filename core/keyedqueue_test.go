@@ -1282,3 +1282,44 @@ func ExampleKeyedQueue_Do() {
 	// Output:
 	// sensor offline
 }
+
+// lockingKey is a key whose String method reads its queue's Stats, which
+// takes the queue's lock: naming it under that lock would deadlock.
+type lockingKey struct {
+	n int
+	q *core.KeyedQueue[lockingKey]
+}
+
+func (k lockingKey) String() string {
+	if k.q != nil {
+		k.q.Stats()
+	}
+	return strconv.Itoa(k.n)
+}
+
+// TestKeyedQueueKeyStringOutsideLock checks that an observed queue names a
+// new lane's key (fmt.Sprint, which calls String) without holding its lock.
+func TestKeyedQueueKeyStringOutsideLock(t *testing.T) {
+	var keys []string
+	q := core.NewKeyedQueue[lockingKey](core.WithObserver(func(e core.Event) {
+		if e.Kind == core.Enqueued {
+			keys = append(keys, e.Key)
+		}
+	}))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 3 {
+			q.Do(t.Context(), lockingKey{i, q}, func(context.Context) error { return nil })
+		}
+		q.Close()
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Submit with a key whose String takes the queue's lock did not return: deadlock")
+	}
+	if got, want := strings.Join(keys, ","), "0,1,2"; got != want {
+		t.Errorf("event keys = %q, want %q", got, want)
+	}
+}

@@ -257,7 +257,9 @@ func (e *engine) rtEnqueueTraced(t *Task) {
 	if l := t.lane; l != nil {
 		k = rtKeyedQueue
 		if l.keyStr == "" {
-			l.keyStr = fmt.Sprint(l.key) // kept: the lane's events use it too
+			// Only a lane made before tracing started (submit names a
+			// new lane's key outside the lock): named here, once.
+			l.keyStr = fmt.Sprint(l.key)
 		}
 		key = l.keyStr
 	}
