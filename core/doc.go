@@ -27,13 +27,15 @@
 // spins briefly for the next submit (submits leave work for spinning
 // workers instead of starting goroutines); an idle queue holds no
 // goroutine. Nothing blocks, allocates a goroutine or calls user code
-// under the lock, and clocks are read outside it. A task is one
-// allocation, and also its function's context; its submitter's context is
-// watched (one context.AfterFunc per distinct context, armed and stopped
-// outside the lock) only while the task waits, so a task that starts at
-// once, or runs, costs no watch. Observer events are appended under the
-// lock in the order the state changed and delivered outside it, one
-// goroutine at a time.
+// under the lock, with one exception: a submit and a worker read the
+// clock before taking it, but rarer changes (a cancel, a resize, a grant
+// of room, Stats) read a [WithClock] clock's Now under it. A task is one
+// allocation, and also its function's context; its submitter's context
+// is watched (one context.AfterFunc per distinct context, armed and
+// stopped outside the lock) only while the task waits, so a task that
+// starts at once, or runs, costs no watch. Observer events are appended
+// under the lock in the order the state changed and delivered outside it,
+// one goroutine at a time.
 //
 // # Contracts shared by every primitive
 //
