@@ -7,7 +7,7 @@ import "slices"
 // each measured against its peer or baseline in the same run; the rows
 // marked info are reported without a bound. They make the report's main
 // table.
-var targets = slices.Concat(taskTargets(), latencyTargets(), pendingTargets, keyedEventTargets(), semaphoreHoldTargets(), traceTargets, rabbitTargets)
+var targets = slices.Concat(taskTargets(), latencyTargets(), pendingTargets, keyedEventTargets(), semaphoreHoldTargets(), traceTargets, clockTargets, rabbitTargets)
 
 // emptyTargets are the earlier bounds, measured on empty tasks and empty
 // critical sections: a footnote to targets. Each primitive keeps its own

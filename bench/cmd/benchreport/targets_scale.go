@@ -12,8 +12,8 @@ import (
 // -mutexprofile on BenchmarkScale at 2 cores) show them.
 const (
 	missQueue = "per task, a 180-byte Task (the task, its context and its handle) to allocate and collect (allocation and the GC's marking were ~15% of the profile's CPU), a clock read for Stats' pending age (~4%), and two acquisitions of the queue's one lock, where pond's `Go` puts a bare function in a buffered channel; on 2 cores the submitter and the workers also share the cores."
-	missOwn   = "a task that waits with a context of its own has that context watched: the watch, its callback and context.AfterFunc's own allocations (7 in all; arming and stopping it were ~9% of the profile's CPU before the watch moved off running tasks)."
-	missObs   = "each task has four events, each with a clock read, appended under the queue's lock and delivered by one goroutine at a time so that the observer sees them in order."
+	missOwn   = "a task that waits with a context of its own has that context watched with context.AfterFunc, whose own allocations are four (its context, its stop function, and the children map and its group that it adds to the task's context), plus the context's Done channel made on first use: 6 of the queue's with the Task (TestWorkQueueWaitAllocations), 8 when every earlier watch still waits, as when a submitter outruns the workers."
+	missObs   = "each task has four events, stamped with two clock reads made before the lock (see the clock row: a read costs far more in this sandbox than on most Linux hosts), appended under the queue's lock and delivered by one goroutine at a time so that the observer sees them in order."
 	missKeyed = "each event is a Task (an allocation) and a lane map lookup under the queue's one lock, and a lane that goes idle reads the clock for its eviction; the baseline hashes keys onto fixed goroutines, with no cancellation, eviction or fair turns."
 	missSem   = "not profiled at these counts: sluice serves waiters from a priority heap where x/sync keeps a list, and the heap's cost grows with the waiters; rounds of one run spread by up to 22% at 1,024 goroutines."
 )

@@ -49,7 +49,7 @@ func taskTargets() []target {
 			what:  fmt.Sprintf("200,000 × ~1 µs tasks: %s with `WithObserver(func(Event){})`, against unobserved", f.words),
 			bench: "Tasks/Spin1us/" + f.name + "-observed", peers: []string{"Tasks/Spin1us/" + f.name},
 			unit: "ns/op", max: 1.3,
-			miss: "each task has four events, each with a clock read, appended under the queue's lock and delivered by one goroutine at a time so that the observer sees them in order: about 100 ns a task, a tenth of a ~1 µs task.",
+			miss: "each task has four events, stamped with two clock reads made before the lock (see the clock row), appended under the queue's lock and delivered by one goroutine at a time so that the observer sees them in order.",
 		})
 	}
 	return ts
@@ -141,7 +141,7 @@ func semaphoreHoldTargets() []target {
 			what:  "Semaphore uncontended, `WithObserver(func(Event){})`, against unobserved",
 			bench: "Semaphore/Uncontended/sluice-observed", peers: []string{"Semaphore/Uncontended/sluice"},
 			unit: "ns/op", max: 2.0,
-			miss: "an observed Acquire and Release report three events, each with a clock read and an observer call (the paths are otherwise the same lock-free ones): their cost, not the semaphore's, is the difference to a 9 ns unobserved pair.",
+			miss: "an observed Acquire and Release report their events, each with a clock read (see the clock row) and an observer call (the paths are otherwise the same lock-free ones): their cost, not the semaphore's, is the difference to the unobserved pair.",
 		},
 	}
 	for _, limit := range []int{1, 4} {
@@ -162,7 +162,7 @@ func semaphoreHoldTargets() []target {
 				what:  fmt.Sprintf("Semaphore contended, limit %d, %s goroutines, observed against unobserved", limit, commas(g)),
 				bench: b + "sluice-observed", peers: []string{b + "sluice"},
 				unit: "ns/op", max: 1.3,
-				miss: "three events per hold, each with a clock read and an observer call, and the calls made one at a time (a Semaphore's observer is never called from two goroutines at once), so that with many goroutines holders queue for it; the paths are otherwise the unobserved ones.",
+				miss: "three events per hold, each with a clock read (see the clock row) and an observer call, and the calls made one at a time (a Semaphore's observer is never called from two goroutines at once), so that with many goroutines holders queue for it; the paths are otherwise the unobserved ones.",
 			})
 		}
 	}
