@@ -65,7 +65,7 @@ type KeyedQueue[K comparable] struct {
 
 // lane is one key's FIFO. Guarded by the engine's mutex.
 type lane struct {
-	key        any // the K, to remove the lane from the map
+	owner      any // its *keyLane[K], which holds the key: no boxing of K
 	keyStr     string
 	num        int
 	head, tail *Task // backlog behind active, oldest first; ended ones are skipped
@@ -78,6 +78,15 @@ type lane struct {
 	iprev, inext *lane
 	idle         bool // in the idle list
 }
+
+// keyLane is a lane and its key, made as one allocation.
+type keyLane[K comparable] struct {
+	lane
+	key K
+}
+
+// keyOf returns l's key.
+func keyOf[K comparable](l *lane) K { return l.owner.(*keyLane[K]).key }
 
 func (l *lane) busy() bool { return l.active != nil }
 
@@ -208,7 +217,9 @@ func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 	e.stamp = now
 	l := k.lanes[key]
 	if l == nil {
-		l = &lane{key: key, num: e.nums.take(true), keyStr: ks}
+		kl := &keyLane[K]{key: key}
+		kl.owner, kl.num, kl.keyStr = kl, e.nums.take(true), ks
+		l = &kl.lane
 		k.lanes[key] = l
 		k.peak = max(k.peak, len(k.lanes))
 	}
@@ -271,7 +282,13 @@ type laneMap interface {
 	dropBacklogsLocked()
 	evictAllLocked()
 	statsLocked(st *QueueStats, now time.Duration)
+	keyString(l *lane) string
 }
+
+// keyString names l's key as its events do, fmt.Sprint of it. It may call
+// the key's String method: the engine calls it under its lock only for a
+// lane made before tracing started (see rtEnqueueTraced).
+func (k *KeyedQueue[K]) keyString(l *lane) string { return fmt.Sprint(keyOf[K](l)) }
 
 // nextLocked hands l's next task to the scheduler after its active task
 // ended, or lets l idle.
@@ -389,7 +406,7 @@ func (k *KeyedQueue[K]) evictIdle() {
 
 func (k *KeyedQueue[K]) evict(l *lane) {
 	k.unidle(l)
-	delete(k.lanes, l.key.(K))
+	delete(k.lanes, keyOf[K](l))
 	k.e.nums.put(l.num, true)
 	if l.shown {
 		k.e.laneEv(LaneEvicted, l)

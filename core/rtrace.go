@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"fmt"
 	"runtime/trace"
 	"strconv"
 	"sync"
@@ -259,7 +258,7 @@ func (e *engine) rtEnqueueTraced(t *Task) {
 		if l.keyStr == "" {
 			// Only a lane made before tracing started (submit names a
 			// new lane's key outside the lock): named here, once.
-			l.keyStr = fmt.Sprint(l.key)
+			l.keyStr = e.keys.keyString(l)
 		}
 		key = l.keyStr
 	}

@@ -109,7 +109,7 @@ func keyedEventTargets() []target {
 			what:  fmt.Sprintf("KeyedQueue, 1,000,000 × ~1 µs events over %s keys, parallelism 2: time per event", commas(keys)),
 			bench: "KeyedEvents/" + k + "/sluice", peers: []string{"KeyedEvents/" + k + "/hash2"},
 			unit: "ns/event", max: 1.2,
-			miss: "each event is a task (an allocation and two lock acquisitions) and each key with work a lane (an allocation, a boxed key and a map entry), which buy per-key order with parallelism across keys, fair turns, cancellation and eviction; the baseline hashes keys onto two fixed goroutines.",
+			miss: "each event is a task (an allocation and two lock acquisitions) and each key with work a lane (one allocation with its key, and a map entry), which buy per-key order with parallelism across keys, fair turns, cancellation and eviction; the baseline hashes keys onto two fixed goroutines.",
 		})
 	}
 	for _, keys := range []int{10, 10_000, 1_000_000} {
