@@ -201,7 +201,7 @@ test-e2e: test-tools
 # as served (gzip), navigation to the first interactive frame, and the time
 # a frame takes with 1,000 tasks live, measured in the page.
 perf: test-tools
-	CHROMIUM=$(CHROMIUM) $(GO) test -tags 'e2e perf' -count=1 -run '^TestPerf$$' -v ./e2e/ 2>&1 | \
+	CHROMIUM=$(CHROMIUM) $(GO) test -tags 'e2e perf' -count=1 -run '^TestPerf' -v ./e2e/ 2>&1 | \
 		sed -e '/^=== RUN/d' -e '/^server:/d' -e '/^sluice: /d'
 
 BENCH_CMD := cd bench && go test -run '^$$' -bench . -benchmem -count 6 ./... | tee bench.txt; \

@@ -21,7 +21,9 @@ func (p *parser) buildForeign() (*Recorder, error) {
 	var spans []span
 	stacks := make(map[int32][]int) // open B spans per thread
 	threadNames := make(map[int32]string)
+	p.stage(parseShare, (1-parseShare)*0.3)
 	for i := range p.events {
+		p.tick(i, len(p.events))
 		e := &p.events[i]
 		switch e.ph {
 		case 'X':
@@ -102,7 +104,9 @@ func (p *parser) buildForeign() (*Recorder, error) {
 	// Keep every task, and every sample of the counters they make (each
 	// start and end moves the running and in-use tracks).
 	r := NewRecorder(Config{MaxFinished: len(spans), MaxSamples: 2*len(spans) + 1})
-	for _, st := range steps {
+	p.stage(parseShare+(1-parseShare)*0.3, (1-parseShare)*0.7)
+	for i, st := range steps {
+		p.tick(i, len(steps))
 		s := spans[order[st.task]]
 		e := core.Event{Kind: core.Started, Time: time.Unix(0, st.t), Task: uint64(st.task) + 1,
 			Name: s.name, Weight: 1, Lane: slotOf[s.thread]}

@@ -509,7 +509,8 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 		p.fail(fmt.Errorf("%s is %s MiB; a trace the playground reads is at most %d MiB", name, formatCount(int(size>>20)), trace.MaxJSONSize>>20))
 		return
 	}
-	p.reading = "Reading " + name + "…"
+	p.reading = name
+	p.progress.set("Reading " + name + "…")
 	p.notice = notice{}
 	ctx.Async(func() {
 		last := time.Now()
@@ -523,7 +524,7 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 			if read >= size {
 				msg = "Building the timeline of " + name + "…"
 			}
-			ctx.Dispatch(func(app.Context) { p.reading = msg })
+			p.progress.set(msg)
 		})
 		// Reading a large trace allocates its model at once: collecting
 		// less often meanwhile saves a good part of the time (the browser

@@ -54,7 +54,8 @@ type Play struct {
 	cancel   string       // the task name typed in "cancel task"
 	share    string       // the link shown after "copy link"
 	snippet  string       // the snippet shown after "copy embed snippet"
-	reading  string       // progress of a trace being read
+	reading  string       // the file name of a trace being read, if one is
+	progress progress     // the note on its reading
 	details  *TaskDetails // the task whose details sheet is open
 	logQuery string       // the event log's filter, as typed
 	msgQuery string       // the messages' filter, as typed

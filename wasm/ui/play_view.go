@@ -237,10 +237,7 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 	}
 	var reading app.UI
 	if p.reading != "" {
-		reading = app.Div().ID("reading-progress").Class("reading").Role("%s", "status").Body(
-			app.Span().Class("spinner").Aria("hidden", true),
-			app.Span().Text(p.reading),
-		)
+		reading = &progressNote{src: &p.progress, id: "reading-progress", cls: "reading", overlay: true}
 	}
 	return app.Section().Class("view").Body(
 		head,
@@ -555,7 +552,7 @@ func (p *Play) renderShare() app.UI {
 		))
 	}
 	if p.reading != "" {
-		out = append(out, app.P().ID("reading").Class("muted").Text(p.reading))
+		out = append(out, &progressNote{src: &p.progress, id: "reading", cls: "muted"})
 	}
 	return app.Section().Class("card share").Body(
 		app.H2().Class("card-title").Text("Share and trace"),

@@ -650,27 +650,41 @@ func (s *Session) TraceName() string {
 // returns a problem a person can read, and changes nothing, when the file
 // is not a trace the playground can show.
 func (s *Session) LoadTrace(r io.Reader, name string) error {
+	return s.LoadTracePausing(r, name, nil)
+}
+
+// LoadTracePausing is LoadTrace that calls pause, if not nil, between
+// slices of its work (trace.ReadJSONPausing), on the calling goroutine,
+// with the share of the work done.
+func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done float64)) error {
+	if pause == nil {
+		pause = func(float64) {}
+	}
 	br := bufio.NewReader(r)
 	if hint := notJSON(br); hint != "" {
 		return fmt.Errorf("%s cannot be shown: %s", name, hint)
 	}
-	rec, err := trace.ReadJSON(br)
+	rec, err := trace.ReadJSONPausing(br, pause)
 	if err != nil {
 		return fmt.Errorf("%s cannot be shown: %s", name, strings.TrimPrefix(err.Error(), "trace: "))
 	}
+	pause(1)
 	snap := rec.Snapshot(time.Time{})
 	start, ok := traceStart(snap)
 	if !ok {
 		return fmt.Errorf("%s holds no tasks to show", name)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.playing = false
+	pause(1)
 	prios := make([]core.Priority, len(snap.Tasks))
 	for i := range snap.Tasks {
 		prios[i] = snap.Tasks[i].Priority
 	}
-	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: traceLevels(prios)}
+	levels := traceLevels(prios)
+	pause(1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.playing = false
+	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: levels}
 
 	rp.times = "Times are the trace's own: since its first event."
 	if origin, ok := rec.Origin(); ok && !start.Before(origin) && start.Sub(origin) <= 24*time.Hour {
