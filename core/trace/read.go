@@ -146,11 +146,28 @@ type parser struct {
 	keys     []threadKey // by thread index
 	block    *jsonBlock
 	hasTrace bool
-	pause    func(float64) // called every pauseEvery units of work, if not nil
+	// What another tool's trace holds that is not shown: events by
+	// phase (0 for a phase of more than one ASCII byte), and counter
+	// samples not of Sluice's tracks under 'C'.
+	skipped   [128]int
+	procNames map[idVal]string // process_name metadata, the first of each pid
+	// The earliest and latest times of the trace's events, any phase.
+	firstTs, lastTs int64
+	seenTs          bool
+	pause           func(float64) // called every pauseEvery units of work, if not nil
 	work     int           // units of work done
 	size     int           // the input's size, in bytes
 	// The share of the work the current stage starts at, and its own.
 	stageFrom, stageSpan float64
+}
+
+// seeTime widens the trace's span to ts.
+func (p *parser) seeTime(ts int64) {
+	if !p.seenTs {
+		p.firstTs, p.lastTs, p.seenTs = ts, ts, true
+		return
+	}
+	p.firstTs, p.lastTs = min(p.firstTs, ts), max(p.lastTs, ts)
 }
 
 // The shares of the work: parsing the input, then building the model.
@@ -349,7 +366,17 @@ func (p *parser) keep(ev *rawEvent) error {
 	case "X", "B", "E", "i", "I", "C", "M":
 		ph = ev.Ph[0]
 	default:
-		return nil // other phases: ignored
+		// Other phases are not shown; another tool's trace says so, by
+		// phase, and its end is its last event's, whatever the phase.
+		if len(ev.Ph) == 1 && ev.Ph[0] < 128 {
+			p.skipped[ev.Ph[0]]++
+		} else {
+			p.skipped[0]++
+		}
+		if ts, err := micros(ev.Ts); err == nil {
+			p.seeTime(ts)
+		}
+		return nil
 	}
 	e := event{idx: int32(p.n), ph: ph}
 	if ph != 'M' {
@@ -361,6 +388,7 @@ func (p *parser) keep(ev *rawEvent) error {
 			return fmt.Errorf("ts: %w", err)
 		}
 		e.ts = ts
+		p.seeTime(ts)
 	}
 	if ph == 'X' && !isNull(ev.Dur) {
 		dur, err := micros(ev.Dur)
@@ -381,9 +409,28 @@ func (p *parser) keep(ev *rawEvent) error {
 		return fmt.Errorf("tid: %w", err)
 	}
 	if ph == 'C' {
+		kept := false
 		for t, name := range trackNames {
 			if name == ev.Name && k.pid == (idVal{n: pidLanes}) {
 				p.counters = append(p.counters, counterEvent{idx: e.idx, track: Track(t), ts: e.ts, value: ev.Args})
+				kept = true
+			}
+		}
+		if !kept {
+			p.skipped['C']++
+		}
+		return nil
+	}
+	if ph == 'M' && ev.Name == "process_name" {
+		var a struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(ev.Args, &a) == nil && a.Name != "" {
+			if p.procNames == nil {
+				p.procNames = make(map[idVal]string)
+			}
+			if _, ok := p.procNames[k.pid]; !ok {
+				p.procNames[k.pid] = a.Name
 			}
 		}
 		return nil

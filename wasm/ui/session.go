@@ -62,6 +62,7 @@ type replay struct {
 	log        *eventLog       // its event log, as far as the trace holds it
 	times      string          // how its times are shown
 	omitted    string          // what of the trace is not shown, and why; "" if nothing
+	rate       float64         // tasks ended a second, over the trace's span
 }
 
 // ChunkSize is how many tasks of a person's burst are handed to the runner
@@ -701,7 +702,9 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	if d := snap.Stats.Dropped; d > 0 {
 		left = append(left, fmt.Sprintf("%s %s not fit a task's life or the recorder's bounds and %s left out", formatCount(int(d)), plural(int(d), "event did", "events did"), plural(int(d), "was", "were")))
 	}
+	left = append(left, unshownNotes(rec.Unshown())...)
 	rp.omitted = strings.Join(left, "; ")
+	rp.rate = traceRate(snap.Stats, rp.first, rp.end)
 	rp.log = newEventLog("", rp.start, snap.Log)
 	rp.log.setQuery(s.logQuery)
 	s.replay = rp
@@ -869,7 +872,7 @@ func (s *Session) Panel() Panel {
 			Tasks: int(st.Submitted), Waiting: st.Waiting, Running: st.Running,
 			Succeeded: int(st.Succeeded), Failed: int(st.Failed), Canceled: int(st.Canceled), Panicked: int(st.Panicked),
 			MaxRunning: st.MaxRunning, Tokens: st.InUse, MaxTokens: st.MaxInUse, Lanes: st.Lanes,
-			Finished: true, Throughput: runRate(st.Throughput, r.end.Sub(r.start)), OldestWait: st.OldestWait,
+			Finished: true, Throughput: r.rate, OldestWait: st.OldestWait,
 			Waits: slices.Clone(st.Waits), Levels: r.levels, Origin: r.start, Trace: st,
 		}
 		p.Log, p.LogMatches, p.LogTotal = r.log.latest(panelLog)
