@@ -155,8 +155,8 @@ type parser struct {
 	firstTs, lastTs int64
 	seenTs          bool
 	pause           func(float64) // called every pauseEvery units of work, if not nil
-	work     int           // units of work done
-	size     int           // the input's size, in bytes
+	work            int           // units of work done
+	size            int           // the input's size, in bytes
 	// The share of the work the current stage starts at, and its own.
 	stageFrom, stageSpan float64
 }
