@@ -345,7 +345,7 @@ func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
 	if !compact {
 		cards = append(cards,
 			counter("refused", "refused", pn.Refused, "ErrFull / ErrClosed", ""),
-			textCounter("throughput", "throughput", formatRate(pn.Throughput), "tasks ended, last 10 s"),
+			textCounter("throughput", "throughput", formatRate(pn.Throughput), throughputOf(pn)),
 			textCounter("oldest-wait", "oldest wait", formatSpan(pn.OldestWait), "age of the oldest waiter"),
 			counter("goroutines", "goroutines", pn.Goroutines, "live in this tab", ""),
 		)
@@ -468,7 +468,7 @@ func (p *Play) renderDetails() app.UI {
 		))
 	}
 	if len(msgs) == 0 {
-		msgs = append(msgs, app.Li().Class("muted").Text(map[bool]string{true: "No message matches the filter.", false: "Failures, refusals and changes of limit show here."}[p.msgQuery != ""]))
+		msgs = append(msgs, app.Li().Class("muted").Text(noMessages(pn, p.msgQuery)))
 	}
 	unlinked := app.UI(nil)
 	if pn.Unlinked != "" {
@@ -577,6 +577,9 @@ func (p *Play) renderShare() app.UI {
 // renderSide draws the left column: presets, setup, work and run
 // controls.
 func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
+	if p.panel.Phase == "replay" {
+		return app.Aside().Class("side").Body(p.renderPresets(preset), p.renderTraceCard())
+	}
 	return app.Aside().Class("side").Body(
 		p.renderPresets(preset),
 		p.renderSetup(sc),

@@ -792,6 +792,7 @@ func (s *Session) SetColorBy(by string) {
 type Panel struct {
 	Phase  string // "playing", "paused", "finished" or "replay"
 	Replay string // the loaded trace's file name, in replay
+	Span   time.Duration // in replay: the trace's span, from its first task to its last event
 	// ReplayTimes says how a loaded trace's times are shown; Omitted what
 	// of it is not shown, and why ("" if nothing).
 	ReplayTimes, Omitted string
@@ -867,7 +868,7 @@ func (s *Session) Panel() Panel {
 	if r := s.replay; r != nil {
 		st := r.snap.Stats
 		p := Panel{
-			Phase: "replay", Replay: r.name, Link: s.sc.Encode(), ReplayTimes: r.times, Omitted: r.omitted,
+			Phase: "replay", Replay: r.name, Span: r.end.Sub(r.first), Link: s.sc.Encode(), ReplayTimes: r.times, Omitted: r.omitted,
 			Now: r.end.Sub(r.start), Limit: int(st.Limit), MaxLimit: int(st.Limit),
 			Tasks: int(st.Submitted), Waiting: st.Waiting, Running: st.Running,
 			Succeeded: int(st.Succeeded), Failed: int(st.Failed), Canceled: int(st.Canceled), Panicked: int(st.Panicked),

@@ -43,7 +43,7 @@ func TestLoadForeignTraceSaysWhatIsLeftOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	pn := s.Panel()
-	for _, want := range []string{"7 events not shown: 3 instant, 2 flow, 1 async, 1 counter sample", "1 slice never ends in the trace"} {
+	for _, want := range []string{"7 events: 3 instant, 2 flow, 1 async, 1 counter sample", "1 slice never ends in the trace"} {
 		if !strings.Contains(pn.Omitted, want) {
 			t.Errorf("the note on what is not shown is %q, want it to say %q", pn.Omitted, want)
 		}

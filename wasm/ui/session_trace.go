@@ -9,8 +9,9 @@ import (
 )
 
 // unshownNotes says what another tool's trace holds that the timeline
-// does not show ("137,012 events not shown: 120,000 instant, 17,000 flow,
-// 12 async") and which of its slices never end.
+// does not show ("137,012 events: 120,000 instant, 17,000 flow, 12
+// async", after the page's "Not shown:") and which of its slices never
+// end.
 func unshownNotes(u trace.Unshown) []string {
 	var notes []string
 	if n := u.Total(); n > 0 {
@@ -18,7 +19,7 @@ func unshownNotes(u trace.Unshown) []string {
 		for _, c := range u.Events {
 			kinds = append(kinds, formatCount(c.N)+" "+c.What)
 		}
-		notes = append(notes, fmt.Sprintf("%s %s not shown: %s (the timeline shows slices, complete or begun and ended, as tasks)",
+		notes = append(notes, fmt.Sprintf("%s %s: %s (the timeline draws slices, complete or begun and ended, as tasks)",
 			formatCount(n), plural(n, "event", "events"), strings.Join(kinds, ", ")))
 	}
 	if n := u.Unfinished; n > 0 {
