@@ -22,7 +22,7 @@ RABBITMQ_SERVER := /usr/lib/rabbitmq/bin/rabbitmq-server
 # The server the example service's test starts, and promtool (Debian package prometheus).
 PROMETHEUS := /usr/bin/prometheus
 # Modules of their own that the vet and race steps also cover.
-OBSERVE_MODULES := metrics/prom metrics/otel examples/service
+OBSERVE_MODULES := metrics/internal metrics/prom metrics/otel examples/service
 
 # Headless Chromium as root in a container needs these; a fresh profile
 # (--user-data-dir) is made per run by the tools that start it.
