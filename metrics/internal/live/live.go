@@ -47,9 +47,9 @@ type Tracker[P any] struct {
 	outcomes  [4]atomic.Uint64 // by outcome index, from events
 
 	mu      sync.Mutex
-	epoch   time.Time         // event times are kept as offsets from it
-	ring    *[RingSize]task   // tasks seen enqueued and not ended, at Task % RingSize
-	live    map[uint64]task   // those a later task pushed out of the ring
+	epoch   time.Time       // event times are kept as offsets from it
+	ring    *[RingSize]task // tasks seen enqueued and not ended, at Task % RingSize
+	live    map[uint64]task // those a later task pushed out of the ring
 	prios   map[core.Priority]P
 	newPrio func(core.Priority) P
 	queued  int64 // from events, for Consume
@@ -216,9 +216,9 @@ type Reading struct {
 	Source Source
 	// Counts are the tasks ended, by outcome (Outcomes): from a queue's
 	// Stats, else from the events.
-	Counts                               [4]uint64
+	Counts                                [4]uint64
 	Queued, Running, Limit, Lanes, Tokens int64
-	OldestPending                        time.Duration
+	OldestPending                         time.Duration
 }
 
 // Read reads the primitive's Stats, if Watch was given it, and the counts
