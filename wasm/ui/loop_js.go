@@ -529,7 +529,7 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 		// Reading a large trace allocates its model at once: collecting
 		// less often meanwhile saves a good part of the time (the browser
 		// gives wasm one thread).
-		gc := debug.SetGCPercent(400)
+		gc := debug.SetGCPercent(-1)
 		err := p.loadTrace(ctx, r, name)
 		debug.SetGCPercent(gc)
 		ctx.Dispatch(func(app.Context) {
