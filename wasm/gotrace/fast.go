@@ -84,6 +84,7 @@ type fastBatch struct {
 type fastGen struct {
 	strings [][]byte // by id
 	freq    float64  // nanoseconds per timestamp unit
+	minTs   uint64   // the earliest batch's timestamp: the trace's time as the generation begins
 }
 
 // readFast reads a Go 1.22+ trace in data; any error means "read it with
@@ -135,6 +136,9 @@ func readFast(data []byte, progress func(events int)) (*reading, error) {
 			}
 			gen, genNum, ended = &fastGen{}, hdr[0], ver < 26
 			gens = append(gens, gen)
+		}
+		if gen.minTs == 0 || hdr[2] < gen.minTs {
+			gen.minTs = hdr[2]
 		}
 		if typ == evExperimentalBatch || len(body) == 0 {
 			continue
@@ -271,6 +275,12 @@ func readFast(data []byte, progress func(events int)) (*reading, error) {
 				rd.log(args[1], cat, msg, intern)
 			}
 		}
+	}
+	// The trace's time begins with its first generation's (x/exp/trace
+	// reports it as a sync event), which may come before its first event.
+	if n > 0 {
+		g := gens[0]
+		first = min(first, int64(float64(g.minTs)*g.freq))
 	}
 	rd.events, rd.first, rd.last = n, first, last
 	rd.goroutines, rd.procs = len(goroutines), len(procs)

@@ -2,6 +2,7 @@ package gotrace_test
 
 import (
 	"os"
+	"slices"
 	"testing"
 
 	"sluice/wasm/gotrace"
@@ -76,5 +77,26 @@ func BenchmarkConvert(b *testing.B) {
 		if _, err := gotrace.ConvertBytes(data, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestFastDamaged reads damaged traces: every cut of a small trace, and
+// copies with bytes changed, never panic and either read or fail; a cut
+// one is never read as whole.
+func TestFastDamaged(t *testing.T) {
+	data := record(t)
+	for n := 0; n < len(data); n += max(1, len(data)/500) {
+		if _, err := gotrace.ConvertBytes(data[:n], nil); err == nil && n < len(data)-1 {
+			t.Errorf("a trace cut to %d of %d bytes was read", n, len(data))
+		}
+	}
+	rnd := uint64(1)
+	for range 300 {
+		d := slices.Clone(data)
+		for range 4 {
+			rnd = rnd*6364136223846793005 + 1442695040888963407
+			d[16+int(rnd>>33)%(len(d)-16)] = byte(rnd >> 7)
+		}
+		gotrace.ConvertBytes(d, nil) // an error or a result, and no panic
 	}
 }
