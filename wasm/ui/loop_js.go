@@ -351,6 +351,12 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 	if l.stopped.Load() {
 		return
 	}
+	if p.tracing.Load() {
+		// A trace is being read, under its note: frames and panels wait,
+		// so that the reading's slices keep the thread.
+		l.lastTS = 0
+		return
+	}
 	real := time.Duration(0)
 	if l.lastTS > 0 && ts > l.lastTS {
 		real = time.Duration((ts - l.lastTS) * float64(time.Millisecond))
@@ -512,7 +518,9 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 	p.reading = name
 	p.progress.set("Reading " + name + "…")
 	p.notice = notice{}
+	p.tracing.Store(true)
 	ctx.Async(func() {
+		defer p.tracing.Store(false)
 		last := time.Now()
 		r := newFileReader(file, size, func(read, size int64) {
 			if time.Since(last) < 150*time.Millisecond && read < size {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v9/pkg/app"
@@ -56,6 +57,7 @@ type Play struct {
 	snippet  string       // the snippet shown after "copy embed snippet"
 	reading  string       // the file name of a trace being read, if one is
 	progress progress     // the note on its reading
+	tracing  atomic.Bool  // a trace is being read: the frame loop waits
 	details  *TaskDetails // the task whose details sheet is open
 	logQuery string       // the event log's filter, as typed
 	msgQuery string       // the messages' filter, as typed

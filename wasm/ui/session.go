@@ -790,8 +790,8 @@ func (s *Session) SetColorBy(by string) {
 // a second: the counters, the wait times, the event log and the run's
 // messages.
 type Panel struct {
-	Phase  string // "playing", "paused", "finished" or "replay"
-	Replay string // the loaded trace's file name, in replay
+	Phase  string        // "playing", "paused", "finished" or "replay"
+	Replay string        // the loaded trace's file name, in replay
 	Span   time.Duration // in replay: the trace's span, from its first task to its last event
 	// ReplayTimes says how a loaded trace's times are shown; Omitted what
 	// of it is not shown, and why ("" if nothing).
