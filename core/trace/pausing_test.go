@@ -8,7 +8,7 @@ import (
 )
 
 // TestReadJSONPausing reads large traces, a Recorder's and another
-// tool's (bare, and with other fields): pause is called every few thousand events with a share
+// tool's (bare, and with other fields): pause is called every few hundred events with a share
 // of the work that grows from 0 to 1, and the model read is the one
 // ReadJSON reads.
 func TestReadJSONPausing(t *testing.T) {
@@ -32,10 +32,10 @@ func TestReadJSONPausing(t *testing.T) {
 			if g, w := writeJSON(t, got), writeJSON(t, want); !bytes.Equal(g, w) {
 				t.Errorf("ReadJSONPausing's model differs from ReadJSON's at %s", firstDiff(g, w))
 			}
-			// At least one call per 2,048 events (20,000 events, each
+			// At least one call per 256 events (20,000 events, each
 			// parsed then built into the model).
-			if len(calls) < 2*20_000/2048 {
-				t.Errorf("pause called %d times, want one per 2,048 events at least", len(calls))
+			if len(calls) < 2*20_000/256 {
+				t.Errorf("pause called %d times, want one per 256 events at least", len(calls))
 			}
 			for i, d := range calls {
 				if d < 0 || d > 1 || (i > 0 && d < calls[i-1]) {

@@ -55,7 +55,7 @@ func ReadJSON(r io.Reader) (*Recorder, error) {
 }
 
 // ReadJSONPausing is [ReadJSON] that calls pause between slices of its
-// work, every few thousand events or tasks, from the goroutine that
+// work, every few hundred events or tasks, from the goroutine that
 // called it, with the share of the work done, from 0 to 1 (reading r is
 // not counted: a caller that reads a file in slices shows that itself);
 // pause may block, for as long as it likes (a caller on a single thread,
@@ -66,8 +66,9 @@ func ReadJSONPausing(r io.Reader, pause func(done float64)) (*Recorder, error) {
 }
 
 // pauseEvery is how many units of work (events or tasks) a reader does
-// between calls of its pause function.
-const pauseEvery = 2048
+// between calls of its pause function: a few hundred microseconds' worth
+// in WebAssembly, where a unit takes up to a few microseconds.
+const pauseEvery = 256
 
 func readJSON(r io.Reader, pause func(float64)) (*Recorder, error) {
 	data, rerr := readAll(r)

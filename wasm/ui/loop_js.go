@@ -534,11 +534,15 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 			}
 			p.progress.set(msg)
 		})
-		// Reading a large trace allocates its model at once: collecting
-		// less often meanwhile saves a good part of the time (the browser
-		// gives wasm one thread).
+		// No collection while a trace is read, below a bound: in
+		// WebAssembly the collector marks on the page's one thread, and
+		// does it whenever the reading pauses to let the page run, in one
+		// task of hundreds of milliseconds. The reading's garbage is
+		// collected once, after.
 		gc := debug.SetGCPercent(-1)
+		limit := debug.SetMemoryLimit(1 << 30)
 		err := p.loadTrace(ctx, r, name)
+		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(gc)
 		ctx.Dispatch(func(app.Context) {
 			p.reading = ""

@@ -63,6 +63,7 @@ type replay struct {
 	times      string          // how its times are shown
 	omitted    string          // what of the trace is not shown, and why; "" if nothing
 	rate       float64         // tasks ended a second, over the trace's span
+	link       string          // the live run's link, which a trace leaves as it is
 }
 
 // ChunkSize is how many tasks of a person's burst are handed to the runner
@@ -259,6 +260,15 @@ func (s *Session) SetSpeed(speed float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sc.Speed = clampSpeed(speed)
+	s.relink()
+}
+
+// relink encodes the link a shown trace's panel gives, after a change of
+// the scenario. s.mu must be held.
+func (s *Session) relink() {
+	if s.replay != nil {
+		s.replay.link = s.sc.Encode()
+	}
 }
 
 func clampSpeed(v float64) float64 {
@@ -705,6 +715,8 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	left = append(left, unshownNotes(rec.Unshown())...)
 	rp.omitted = strings.Join(left, "; ")
 	rp.rate = traceRate(snap.Stats, rp.first, rp.end)
+	// Encoded once: the panel, read every few frames, shows it unchanged.
+	rp.link = s.sc.Encode()
 	rp.log = newEventLog("", rp.start, snap.Log)
 	rp.log.setQuery(s.logQuery)
 	s.replay = rp
@@ -783,6 +795,7 @@ func (s *Session) SetColorBy(by string) {
 	defer s.mu.Unlock()
 	if by == "key" || by == "priority" {
 		s.sc.ColorBy = by
+		s.relink()
 	}
 }
 
@@ -868,7 +881,7 @@ func (s *Session) Panel() Panel {
 	if r := s.replay; r != nil {
 		st := r.snap.Stats
 		p := Panel{
-			Phase: "replay", Replay: r.name, Span: r.end.Sub(r.first), Link: s.sc.Encode(), ReplayTimes: r.times, Omitted: r.omitted,
+			Phase: "replay", Replay: r.name, Span: r.end.Sub(r.first), Link: r.link, ReplayTimes: r.times, Omitted: r.omitted,
 			Now: r.end.Sub(r.start), Limit: int(st.Limit), MaxLimit: int(st.Limit),
 			Tasks: int(st.Submitted), Waiting: st.Waiting, Running: st.Running,
 			Succeeded: int(st.Succeeded), Failed: int(st.Failed), Canceled: int(st.Canceled), Panicked: int(st.Panicked),
