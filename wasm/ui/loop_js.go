@@ -544,6 +544,9 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 		err := p.loadTrace(ctx, r, name)
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(gc)
+		// The page's render of the trace, and its first frame, each in a
+		// task of its own after the reading's last.
+		time.Sleep(time.Millisecond)
 		ctx.Dispatch(func(app.Context) {
 			p.reading = ""
 			if err != nil {
