@@ -12,9 +12,9 @@ import (
 // of the work that grows from 0 to 1, and the model read is the one
 // ReadJSON reads.
 func TestReadJSONPausing(t *testing.T) {
-	own := writeJSON(t, feed(trace.Config{MaxFinished: 20_000}, simulate(simQueue, 1, 20_000, 8)))
-	foreign := foreignTrace(20_000, 4, 0)
-	other := append(bytes.TrimSuffix(foreignTrace(20_000, 4, 0), []byte("]}")), []byte(`],"displayTimeUnit":"ns","traceEvents2":{"a":[1e400]}}`)...)
+	own := writeJSON(t, feed(trace.Config{MaxFinished: 10_000}, simulate(simQueue, 1, 10_000, 8)))
+	foreign := foreignTrace(10_000, 4, 0)
+	other := append(bytes.TrimSuffix(foreignTrace(10_000, 4, 0), []byte("]}")), []byte(`],"displayTimeUnit":"ns","traceEvents2":{"a":[1e400]}}`)...)
 	for _, c := range []struct {
 		name string
 		data []byte
@@ -32,9 +32,9 @@ func TestReadJSONPausing(t *testing.T) {
 			if g, w := writeJSON(t, got), writeJSON(t, want); !bytes.Equal(g, w) {
 				t.Errorf("ReadJSONPausing's model differs from ReadJSON's at %s", firstDiff(g, w))
 			}
-			// At least one call per 256 events (20,000 events, each
+			// At least one call per 256 events (10,000 events, each
 			// parsed then built into the model).
-			if len(calls) < 2*20_000/256 {
+			if len(calls) < 2*10_000/256 {
 				t.Errorf("pause called %d times, want one per 256 events at least", len(calls))
 			}
 			for i, d := range calls {
