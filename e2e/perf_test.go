@@ -3,10 +3,14 @@
 package e2e
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"github.com/chromedp/cdproto/profiler"
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -14,6 +18,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"sluice/wasm/gotrace"
+	"sluice/wasm/gotrace/gotracetest"
 	"sluice/wasm/sim"
 )
 
@@ -119,25 +125,116 @@ func TestPerf(t *testing.T) {
 			size = fi.Size()
 		}
 		lb := newBrowser(t)
-		lb.run(t, "loading the playground, paused",
-			chromedp.Navigate(base+"/"),
-			chromedp.WaitVisible(mounted),
-			chromedp.WaitVisible(`#timeline[data-interactive="true"]`),
-			chromedp.Click("#play", chromedp.ByQuery),
-		)
-		start := time.Now()
-		lb.run(t, "loading the large trace",
-			chromedp.SetUploadFiles("#load-trace", []string{tr.file}, chromedp.ByQuery),
-			chromedp.Poll(fmt.Sprintf(`document.querySelector('#playground').dataset.phase === "replay" && Number(document.querySelector('#timeline').dataset.tasks) === %d`, big),
-				&ok, chromedp.WithPollingTimeout(waitLong), chromedp.WithPollingInterval(20*time.Millisecond)),
-		)
-		took := time.Since(start)
+		ld := lb.loadProbe(t, tr.file, fmt.Sprintf(`Number(document.querySelector('#timeline').dataset.tasks) === %d`, big))
 		fs := lb.measureFrames(t, 130)
-		report("%s trace of %s tasks (%.1f MB): loaded in %.2f s (target <= 3 s); zoomed out, frame p95 %.2f ms (last 120), worst %.2f ms; target <= 16 ms",
-			tr.kind, "200,000", mb(size), took.Seconds(), fs.P95, fs.Max)
+		report("%s trace of %s tasks (%.1f MB): loaded in %.2f s (target <= 3 s), longest main-thread task %.0f ms (target <= 50 ms), %d progress updates; zoomed out, frame p95 %.2f ms (last 120), worst %.2f ms; target <= 16 ms",
+			tr.kind, "200,000", mb(size), ld.took.Seconds(), ld.longest, ld.updates, fs.P95, fs.Max)
 		lb.checkErrors(t)
 		lb.run(t, "leaving the page", chromedp.Navigate("about:blank"))
 	}
+}
+
+// A Go execution trace of 1,000,000 events, written by running real
+// queues while tracing: the time to open it, and the longest task on the
+// page's thread meanwhile.
+func TestPerfGoTrace(t *testing.T) {
+	const events = 1_000_000
+	data, err := gotracetest.Write(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := gotrace.ConvertBytes(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "million.trace")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t)
+	ld := b.loadProbe(t, file, fmt.Sprintf(`document.querySelector('#stats').dataset.traceTasks === "%d"`, res.Tasks))
+	report("Go execution trace of %s events (%.1f MB, %s sluice tasks): opened in %.2f s (target <= 5 s), longest main-thread task %.0f ms (target <= 50 ms), %d progress updates",
+		formatInt(res.Events), mb(int64(len(data))), formatInt(res.Tasks), ld.took.Seconds(), ld.longest, ld.updates)
+	b.checkErrors(t)
+	b.run(t, "leaving the page", chromedp.Navigate("about:blank"))
+}
+
+// loaded is what loadProbe measured.
+type loaded struct {
+	took    time.Duration
+	longest float64 // ms, the longest task on the page's thread until 1 s after the load (the Long Tasks API sees those over 50 ms)
+	updates int     // distinct progress notes shown
+}
+
+// loadProbe opens the playground, paused, and loads file, until done (a
+// JavaScript condition) holds in replay. With $SLUICE_PERF_PROFILE set, it
+// writes there the page's CPU profile (Chrome DevTools' format) of the
+// load: wasm functions appear by index unless app.wasm is built with its
+// name section (without -ldflags=-s).
+func (b *browser) loadProbe(t *testing.T, file, done string) loaded {
+	t.Helper()
+	var ok bool
+	b.run(t, "loading the playground, paused",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(mounted),
+		chromedp.WaitVisible(`#timeline[data-interactive="true"]`),
+		chromedp.Click("#play", chromedp.ByQuery),
+		chromedp.Evaluate(`(() => {
+			window.sluiceLongest = 0;
+			new PerformanceObserver((l) => {
+				for (const e of l.getEntries()) window.sluiceLongest = Math.max(window.sluiceLongest, e.duration);
+			}).observe({type: "longtask"});
+			window.sluiceNotes = new Set();
+			new MutationObserver(() => {
+				const r = document.querySelector('#reading-progress');
+				if (r) window.sluiceNotes.add(r.textContent);
+			}).observe(document.body, {subtree: true, childList: true, characterData: true});
+			return true;
+		})()`, &ok),
+	)
+	if os.Getenv("SLUICE_PERF_PROFILE") != "" {
+		b.run(t, "profiling", chromedp.ActionFunc(func(ctx context.Context) error {
+			if err := profiler.Enable().Do(ctx); err != nil {
+				return err
+			}
+			if err := profiler.SetSamplingInterval(200).Do(ctx); err != nil {
+				return err
+			}
+			return profiler.Start().Do(ctx)
+		}))
+	}
+	start := time.Now()
+	b.run(t, "loading the trace",
+		chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "replay" && `+done,
+			&ok, chromedp.WithPollingTimeout(waitLong), chromedp.WithPollingInterval(20*time.Millisecond)),
+	)
+	ld := loaded{took: time.Since(start)}
+	// What the load leaves to do just after (a collection of its garbage,
+	// the first frames of the trace) counts too.
+	b.run(t, "drawing the loaded trace", chromedp.Sleep(time.Second))
+	if os.Getenv("SLUICE_PERF_PROFILE") != "" {
+		b.run(t, "profiling", chromedp.Sleep(300*time.Millisecond), chromedp.ActionFunc(func(ctx context.Context) error {
+			prof, err := profiler.Stop().Do(ctx)
+			if err != nil {
+				return err
+			}
+			data, _ := json.Marshal(prof)
+			return os.WriteFile(os.Getenv("SLUICE_PERF_PROFILE"), data, 0o644)
+		}))
+	}
+	b.run(t, "reading the longest task",
+		chromedp.Evaluate(`window.sluiceLongest`, &ld.longest),
+		chromedp.Evaluate(`window.sluiceNotes.size`, &ld.updates))
+	return ld
+}
+
+func formatInt(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func mb(n int64) float64 { return float64(n) / 1e6 }

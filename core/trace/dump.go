@@ -84,7 +84,7 @@ func cmpInt(a, b int64) int {
 // open ones, the last samples and log entries. Evicted lanes no retained
 // task ran on are dropped. Tasks must satisfy enq <= start <= end, and
 // open tasks must have distinct ids.
-func restore(d *dump) *Recorder {
+func restore(d *dump, tick func(i, n int)) *Recorder {
 	r := NewRecorder(d.cfg)
 	last := d.last
 	see := func(t int64) {
@@ -117,6 +117,9 @@ func restore(d *dump) *Recorder {
 	// than copying it: a trace read may hold a million tasks.
 	fin := d.fin[max(0, len(d.fin)-r.cfg.MaxFinished):]
 	for i := range fin {
+		if tick != nil {
+			tick(i, len(fin))
+		}
 		x := &fin[i]
 		ref(x)
 		see(x.enq)

@@ -96,6 +96,6 @@ func ExampleReadJSON() {
 	fmt.Println(err)
 	// Output:
 	// decode on worker: 1.5ms
-	// fetch on slot 2: 2ms
+	// fetch on thread 8: 2ms
 	// trace: event 0: ts: want a number, got "soon"
 }

@@ -311,7 +311,7 @@ func TestReadJSONForeign(t *testing.T) {
 			{ID: 3, Name: "open", Weight: 1, Lane: 1, State: core.TaskRunning,
 				Enqueued: time.Unix(0, 30_000), Started: time.Unix(0, 30_000)},
 		},
-		wantLanes: []trace.Lane{{ID: 0, Name: "main thread", Slot: 0}, {ID: 1, Name: "slot 2", Slot: 1}},
+		wantLanes: []trace.Lane{{ID: 0, Name: "main thread", Slot: 0}, {ID: 1, Name: "thread 2", Slot: 1}},
 	}, {
 		name: "object with other keys",
 		in: `{"displayTimeUnit":"ns","otherData":{"v":"1"},"traceEvents":[
@@ -327,7 +327,7 @@ func TestReadJSONForeign(t *testing.T) {
 			{ID: 3, Name: "b", Weight: 1, Lane: 0, State: core.TaskSucceeded,
 				Enqueued: time.Unix(0, 10_000), Started: time.Unix(0, 10_000), Ended: time.Unix(0, 10_000)},
 		},
-		wantLanes: []trace.Lane{{ID: 0, Name: "slot 1", Slot: 0}, {ID: 1, Name: "slot 2", Slot: 1}},
+		wantLanes: []trace.Lane{{ID: 0, Name: "thread 1", Slot: 0}, {ID: 1, Name: "thread 1 · depth 1", Slot: 1}},
 	}, {
 		name:      "empty",
 		in:        `{"traceEvents":[]}`,

@@ -51,13 +51,33 @@ const maxLaneID = 1<<53 - 1
 // "trace:" that says what and where. It blocks until r returns io.EOF or
 // an error, or the bounds are reached.
 func ReadJSON(r io.Reader) (*Recorder, error) {
+	return readJSON(r, nil)
+}
+
+// ReadJSONPausing is [ReadJSON] that calls pause between slices of its
+// work, every few hundred events or tasks, from the goroutine that
+// called it, with the share of the work done, from 0 to 1 (reading r is
+// not counted: a caller that reads a file in slices shows that itself);
+// pause may block, for as long as it likes (a caller on a single thread,
+// a browser's, sleeps there to let the page draw). It reads and returns
+// what ReadJSON would.
+func ReadJSONPausing(r io.Reader, pause func(done float64)) (*Recorder, error) {
+	return readJSON(r, pause)
+}
+
+// pauseEvery is how many units of work (events or tasks) a reader does
+// between calls of its pause function: a few hundred microseconds' worth
+// in WebAssembly, where a unit takes up to a few microseconds.
+const pauseEvery = 256
+
+func readJSON(r io.Reader, pause func(float64)) (*Recorder, error) {
 	data, rerr := readAll(r)
 	if rerr == errTooLarge {
 		return nil, rerr
 	}
 	// The fast scanner reads the usual traces; anything it does not take
 	// on is read again by encoding/json, which words the errors.
-	p := &parser{threads: make(map[threadKey]int32)}
+	p := &parser{threads: make(map[threadKey]int32), pause: pause, size: len(data), stageSpan: parseShare}
 	serr := p.scan(data)
 	switch {
 	case serr == errTooManyEvents:
@@ -68,7 +88,7 @@ func ReadJSON(r io.Reader) (*Recorder, error) {
 		return nil, fmt.Errorf("trace: reading: %v", rerr)
 	}
 	if serr != nil {
-		p = &parser{dec: json.NewDecoder(bytes.NewReader(data)), threads: make(map[threadKey]int32)}
+		p = &parser{dec: json.NewDecoder(bytes.NewReader(data)), threads: make(map[threadKey]int32), pause: pause, size: len(data), stageSpan: parseShare}
 		if err := p.parse(); err != nil {
 			return nil, err
 		}
@@ -127,6 +147,45 @@ type parser struct {
 	keys     []threadKey // by thread index
 	block    *jsonBlock
 	hasTrace bool
+	// What another tool's trace holds that is not shown: events by
+	// phase (0 for a phase of more than one ASCII byte), and counter
+	// samples not of Sluice's tracks under 'C'.
+	skipped   [128]int
+	procNames map[idVal]string // process_name metadata, the first of each pid
+	// The earliest and latest times of the trace's events, any phase.
+	firstTs, lastTs int64
+	seenTs          bool
+	pause           func(float64) // called every pauseEvery units of work, if not nil
+	work            int           // units of work done
+	size            int           // the input's size, in bytes
+	// The share of the work the current stage starts at, and its own.
+	stageFrom, stageSpan float64
+}
+
+// seeTime widens the trace's span to ts.
+func (p *parser) seeTime(ts int64) {
+	if !p.seenTs {
+		p.firstTs, p.lastTs, p.seenTs = ts, ts, true
+		return
+	}
+	p.firstTs, p.lastTs = min(p.firstTs, ts), max(p.lastTs, ts)
+}
+
+// The shares of the work: parsing the input, then building the model.
+const parseShare = 0.75
+
+// stage starts a stage of the work, from share from, of share span.
+func (p *parser) stage(from, span float64) { p.stageFrom, p.stageSpan = from, span }
+
+// tick counts a unit of work, the i-th of the current stage's n, and
+// calls p.pause after every pauseEvery.
+func (p *parser) tick(i, n int) {
+	if p.pause == nil {
+		return
+	}
+	if p.work++; p.work%pauseEvery == 0 {
+		p.pause(p.stageFrom + p.stageSpan*float64(i)/float64(max(n, 1)))
+	}
 }
 
 // rawEvent is a trace event as decoded. Fields that need checking are
@@ -250,6 +309,7 @@ func (p *parser) readEvents(bare bool) error {
 			return fmt.Errorf("trace: event %d: %w", p.n, err)
 		}
 		p.n++
+		p.tick(int(p.dec.InputOffset()), p.size)
 	}
 	if _, err := p.dec.Token(); err != nil { // ']'
 		if bare && (err == io.EOF || err == io.ErrUnexpectedEOF) {
@@ -307,7 +367,17 @@ func (p *parser) keep(ev *rawEvent) error {
 	case "X", "B", "E", "i", "I", "C", "M":
 		ph = ev.Ph[0]
 	default:
-		return nil // other phases: ignored
+		// Other phases are not shown; another tool's trace says so, by
+		// phase, and its end is its last event's, whatever the phase.
+		if len(ev.Ph) == 1 && ev.Ph[0] < 128 {
+			p.skipped[ev.Ph[0]]++
+		} else {
+			p.skipped[0]++
+		}
+		if ts, err := micros(ev.Ts); err == nil {
+			p.seeTime(ts)
+		}
+		return nil
 	}
 	e := event{idx: int32(p.n), ph: ph}
 	if ph != 'M' {
@@ -319,6 +389,7 @@ func (p *parser) keep(ev *rawEvent) error {
 			return fmt.Errorf("ts: %w", err)
 		}
 		e.ts = ts
+		p.seeTime(ts)
 	}
 	if ph == 'X' && !isNull(ev.Dur) {
 		dur, err := micros(ev.Dur)
@@ -339,9 +410,28 @@ func (p *parser) keep(ev *rawEvent) error {
 		return fmt.Errorf("tid: %w", err)
 	}
 	if ph == 'C' {
+		kept := false
 		for t, name := range trackNames {
 			if name == ev.Name && k.pid == (idVal{n: pidLanes}) {
 				p.counters = append(p.counters, counterEvent{idx: e.idx, track: Track(t), ts: e.ts, value: ev.Args})
+				kept = true
+			}
+		}
+		if !kept {
+			p.skipped['C']++
+		}
+		return nil
+	}
+	if ph == 'M' && ev.Name == "process_name" {
+		var a struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(ev.Args, &a) == nil && a.Name != "" {
+			if p.procNames == nil {
+				p.procNames = make(map[idVal]string)
+			}
+			if _, ok := p.procNames[k.pid]; !ok {
+				p.procNames[k.pid] = a.Name
 			}
 		}
 		return nil
@@ -545,7 +635,9 @@ func (p *parser) buildOwn() (*Recorder, error) {
 		}
 		return l
 	}
+	p.stage(parseShare, (1-parseShare)*0.6)
 	for i := range p.events {
+		p.tick(i, len(p.events))
 		e := &p.events[i]
 		k := p.keys[e.thread]
 		fail := func(format string, a ...any) error {
@@ -693,7 +785,9 @@ func (p *parser) buildOwn() (*Recorder, error) {
 	}
 
 	d.fin = make([]rec, 0, len(tasks))
-	for _, tb := range tasks {
+	p.stage(parseShare+(1-parseShare)*0.6, (1-parseShare)*0.3)
+	for i, tb := range tasks {
+		p.tick(i, len(tasks))
 		x := tb.x
 		switch {
 		case tb.hasRun:
@@ -733,7 +827,9 @@ func (p *parser) buildOwn() (*Recorder, error) {
 		}
 		d.lanes = append(d.lanes, *l)
 	}
-	for _, c := range p.counters {
+	p.stage(parseShare+(1-parseShare)*0.9, (1-parseShare)*0.05)
+	for i, c := range p.counters {
+		p.tick(i, len(p.counters))
 		var a struct {
 			Value *int64 `json:"value"`
 		}
@@ -776,5 +872,6 @@ func (p *parser) buildOwn() (*Recorder, error) {
 		}
 		d.buckets = append(d.buckets, bucket{idx: bk[0], n: uint64(bk[1])})
 	}
-	return restore(d), nil
+	p.stage(parseShare+(1-parseShare)*0.95, (1-parseShare)*0.05)
+	return restore(d, p.tick), nil
 }

@@ -246,6 +246,9 @@ type Recorder struct {
 	// origin is the time of ts 0 in the JSON trace the Recorder was read
 	// from (ReadJSON); noTime for a Recorder made by NewRecorder.
 	origin int64
+	// unshown is what another tool's trace it was read from holds that
+	// it does not show; nil otherwise.
+	unshown *Unshown
 }
 
 // NewRecorder returns an empty Recorder bounded by cfg (see [Config]). It

@@ -700,6 +700,7 @@ func (p *parser) scan(input []byte) error {
 				return errSlow // let the slow path word it, in its order
 			}
 			p.n++
+			p.tick(s.i, len(s.b))
 			if s.peek() == ',' {
 				s.i++
 				continue

@@ -19,8 +19,11 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	sluice/metrics/internal v0.0.0-00010101000000-000000000000 // indirect
 )
 
 replace sluice/core => ../../core
 
 replace sluice/metrics/prom => ../../metrics/prom
+
+replace sluice/metrics/internal => ../../metrics/internal

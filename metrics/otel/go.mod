@@ -20,6 +20,9 @@ require (
 	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
+	sluice/metrics/internal v0.0.0-00010101000000-000000000000
 )
 
 replace sluice/core => ../../core
+
+replace sluice/metrics/internal => ../internal

@@ -31,14 +31,12 @@ package otel
 import (
 	"context"
 	"errors"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"sluice/core"
+	"sluice/metrics/internal/live"
 )
 
 // Config configures [New].
@@ -62,43 +60,12 @@ var DefaultBuckets = []float64{0.0001, 0.0004, 0.0016, 0.0064, 0.0256, 0.1024, 0
 // out in a map; an event costs a brief lock, a slot and, for a start or an
 // end, a histogram record. Its methods are safe for concurrent use.
 type Metrics struct {
-	attrs     attribute.Set
-	stats     atomic.Pointer[source]
-	semaphore atomic.Bool
-	outcomes  [4]atomic.Uint64
+	attrs attribute.Set
+	live  *live.Tracker[metric.RecordOption]
 
 	wait, run metric.Float64Histogram
 	reg       metric.Registration
-
-	mu      sync.Mutex
-	epoch   time.Time           // event times are kept as offsets from it
-	ring    *[ringSize]liveTask // tasks seen enqueued and not ended, at Task % ringSize
-	live    map[uint64]liveTask // those a later task pushed out of the ring
-	prios   map[core.Priority]metric.RecordOption
-	queued  int64
-	running int64
 }
-
-type source struct {
-	queue func() core.QueueStats
-	sem   func() core.SemaphoreStats
-}
-
-// liveTask is a task seen enqueued and not ended: id 0 is an empty ring
-// slot. Times are offsets from the epoch.
-type liveTask struct {
-	id         uint64
-	enq, start time.Duration
-	prio       core.Priority
-	started    bool
-}
-
-// ringSize is how many live tasks the ring holds by their number, which
-// counts up per primitive; a task still live when the ring comes round to
-// it again moves to the map.
-const ringSize = 4096
-
-var outcomeNames = [4]string{"finished", "failed", "canceled", "panicked"}
 
 // New makes the instruments of the primitive named name on
 // cfg.MeterProvider.
@@ -111,13 +78,10 @@ func New(name string, cfg Config) (*Metrics, error) {
 		buckets = DefaultBuckets
 	}
 	meter := cfg.MeterProvider.Meter("sluice/metrics/otel")
-	m := &Metrics{
-		attrs: attribute.NewSet(attribute.String("sluice.queue", name)),
-		epoch: time.Now(),
-		ring:  new([ringSize]liveTask),
-		live:  map[uint64]liveTask{},
-		prios: map[core.Priority]metric.RecordOption{},
-	}
+	m := &Metrics{attrs: attribute.NewSet(attribute.String("sluice.queue", name))}
+	m.live = live.New(func(p core.Priority) metric.RecordOption {
+		return metric.WithAttributeSet(attribute.NewSet(append(m.attrs.ToSlice(), attribute.Int("sluice.priority", int(p)))...))
+	})
 	var err error
 	var errs []error
 	add := func(e error) {
@@ -156,38 +120,28 @@ func New(name string, cfg Config) (*Metrics, error) {
 		return nil, errors.Join(errs...)
 	}
 	outcomeSets := [4]metric.ObserveOption{}
-	for i, o := range outcomeNames {
+	for i, o := range live.Outcomes {
 		outcomeSets[i] = metric.WithAttributes(attribute.String("sluice.queue", name), attribute.String("sluice.outcome", o))
 	}
 	at := metric.WithAttributeSet(m.attrs)
 	m.reg, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		counts := [4]uint64{}
-		for i := range counts {
-			counts[i] = m.outcomes[i].Load()
-		}
-		src := m.stats.Load()
-		switch {
-		case src != nil && src.queue != nil:
-			st := src.queue()
-			counts = [4]uint64{st.Succeeded, st.Failed, st.Canceled, st.Panicked}
-			o.ObserveInt64(queued, int64(st.Pending), at)
-			o.ObserveInt64(running, int64(st.Running), at)
-			o.ObserveInt64(limit, int64(st.Parallelism), at)
-			o.ObserveFloat64(oldest, st.OldestPending.Seconds(), at)
-			o.ObserveInt64(lanes, int64(st.Lanes), at)
-		case src != nil && src.sem != nil:
-			st := src.sem()
-			o.ObserveInt64(queued, int64(st.Waiters), at)
-			o.ObserveInt64(limit, st.Limit, at)
-			o.ObserveInt64(tokens, st.InUse, at)
+		r := m.live.Read()
+		switch r.Source {
+		case live.Queue:
+			o.ObserveInt64(queued, r.Queued, at)
+			o.ObserveInt64(running, r.Running, at)
+			o.ObserveInt64(limit, r.Limit, at)
+			o.ObserveFloat64(oldest, r.OldestPending.Seconds(), at)
+			o.ObserveInt64(lanes, r.Lanes, at)
+		case live.Semaphore:
+			o.ObserveInt64(queued, r.Queued, at)
+			o.ObserveInt64(limit, r.Limit, at)
+			o.ObserveInt64(tokens, r.Tokens, at)
 		default:
-			m.mu.Lock()
-			q, r := m.queued, m.running
-			m.mu.Unlock()
-			o.ObserveInt64(queued, q, at)
-			o.ObserveInt64(running, r, at)
+			o.ObserveInt64(queued, r.Queued, at)
+			o.ObserveInt64(running, r.Running, at)
 		}
-		for i, n := range counts {
+		for i, n := range r.Counts {
 			o.ObserveInt64(tasks, int64(n), outcomeSets[i])
 		}
 		return nil
@@ -203,13 +157,7 @@ func New(name string, cfg Config) (*Metrics, error) {
 // Call it before the primitive's first task; not for Consume. It panics
 // for anything else, and returns m.
 func (m *Metrics) Watch(p any) *Metrics {
-	switch p := p.(type) {
-	case interface{ Stats() core.QueueStats }:
-		m.stats.Store(&source{queue: p.Stats})
-	case interface{ Stats() core.SemaphoreStats }:
-		m.semaphore.Store(true)
-		m.stats.Store(&source{sem: p.Stats})
-	default:
+	if !m.live.Watch(p) {
 		panic("otel: Watch of a value without Stats")
 	}
 	return m
@@ -235,97 +183,10 @@ func (m *Metrics) Observer(next func(core.Event)) func(core.Event) {
 }
 
 func (m *Metrics) observe(e core.Event) {
-	switch e.Kind {
-	case core.Enqueued:
-		at := e.Time.Sub(m.epoch)
-		m.mu.Lock()
-		s := &m.ring[e.Task%ringSize]
-		if s.id != 0 {
-			m.live[s.id] = *s // still live: out of the ring's way
-		}
-		*s = liveTask{id: e.Task, enq: at, prio: e.Priority}
-		m.queued++
-		m.mu.Unlock()
-	case core.Started:
-		at := e.Time.Sub(m.epoch)
-		m.mu.Lock()
-		lt, ok := m.findLocked(e.Task)
-		if !ok {
-			m.mu.Unlock()
-			return
-		}
-		m.queued--
-		enq, opt := lt.enq, m.prioLocked(lt.prio)
-		if m.semaphore.Load() {
-			*lt = liveTask{} // a release names no task
-		} else {
-			lt.start, lt.started = at, true
-			m.running++
-		}
-		m.mu.Unlock()
-		m.wait.Record(context.Background(), (at - enq).Seconds(), opt)
-	case core.Finished, core.Failed, core.Canceled, core.Panicked:
-		m.outcomes[outcomeIndex(e.Kind)].Add(1)
-		if e.Task == 0 {
-			return
-		}
-		at := e.Time.Sub(m.epoch)
-		m.mu.Lock()
-		lt, ok := m.findLocked(e.Task)
-		if !ok {
-			m.mu.Unlock()
-			return
-		}
-		t := *lt
-		*lt = liveTask{}
-		if !t.started {
-			m.queued--
-			m.mu.Unlock()
-			return
-		}
-		m.running--
-		opt := m.prioLocked(t.prio)
-		m.mu.Unlock()
-		m.run.Record(context.Background(), (at - t.start).Seconds(), opt)
+	switch what, d, opt := m.live.Observe(e); what {
+	case live.Wait:
+		m.wait.Record(context.Background(), d.Seconds(), opt)
+	case live.Run:
+		m.run.Record(context.Background(), d.Seconds(), opt)
 	}
-}
-
-// findLocked returns the live task id, in its ring slot: a task a later
-// one pushed out into the map swaps places with that one. m.mu is held.
-func (m *Metrics) findLocked(id uint64) (*liveTask, bool) {
-	s := &m.ring[id%ringSize]
-	if s.id == id {
-		return s, true
-	}
-	lt, ok := m.live[id]
-	if !ok {
-		return nil, false
-	}
-	delete(m.live, id)
-	if s.id != 0 {
-		m.live[s.id] = *s
-	}
-	*s = lt
-	return s, true
-}
-
-func (m *Metrics) prioLocked(p core.Priority) metric.RecordOption {
-	o, ok := m.prios[p]
-	if !ok {
-		o = metric.WithAttributeSet(attribute.NewSet(append(m.attrs.ToSlice(), attribute.Int("sluice.priority", int(p)))...))
-		m.prios[p] = o
-	}
-	return o
-}
-
-func outcomeIndex(k core.EventKind) int {
-	switch k {
-	case core.Finished:
-		return 0
-	case core.Failed:
-		return 1
-	case core.Canceled:
-		return 2
-	}
-	return 3
 }

@@ -29,13 +29,11 @@ package prom
 
 import (
 	"strconv"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"sluice/core"
+	"sluice/metrics/internal/live"
 )
 
 // DefaultBuckets are the bounds, in seconds, of the wait and run time
@@ -52,48 +50,15 @@ var DefaultBuckets = prometheus.ExponentialBuckets(0.0001, 4, 10)
 // costs a brief lock, a slot and, for a start or an end, a histogram
 // observation. Its methods are safe for concurrent use.
 type Collector struct {
-	queue     string
-	stats     atomic.Pointer[source]
-	semaphore atomic.Bool
+	queue string
+	live  *live.Tracker[prioObs]
 
 	wait, run *prometheus.HistogramVec
-	outcomes  [4]atomic.Uint64 // by outcome index, from events
-
-	mu      sync.Mutex
-	epoch   time.Time           // event times are kept as offsets from it
-	ring    *[ringSize]liveTask // tasks seen enqueued and not ended, at Task % ringSize
-	live    map[uint64]liveTask // those a later task pushed out of the ring
-	prios   map[core.Priority]prioObs
-	queued  int64 // from events, for Consume
-	running int64
 
 	descTasks, descQueued, descRunning, descLimit, descOldest, descLanes, descTokens *prometheus.Desc
 }
 
-// source reads a primitive's Stats.
-type source struct {
-	queue func() core.QueueStats
-	sem   func() core.SemaphoreStats
-}
-
-// liveTask is a task seen enqueued and not ended: id 0 is an empty ring
-// slot. Times are offsets from the collector's epoch.
-type liveTask struct {
-	id         uint64
-	enq, start time.Duration
-	prio       core.Priority
-	started    bool
-}
-
-// ringSize is how many live tasks the ring holds by their number, which
-// counts up per primitive: a queue's tasks are found there without a map,
-// in the order they come. A task still live when the ring comes round to
-// it again moves to the map.
-const ringSize = 4096
-
 type prioObs struct{ wait, run prometheus.Observer }
-
-var outcomeNames = [4]string{"finished", "failed", "canceled", "panicked"}
 
 // New returns a Collector whose metrics carry queue="name". It panics if
 // name is empty.
@@ -109,10 +74,6 @@ func NewWithBuckets(name string, buckets []float64) *Collector {
 	l := prometheus.Labels{"queue": name}
 	c := &Collector{
 		queue: name,
-		epoch: time.Now(),
-		ring:  new([ringSize]liveTask),
-		live:  map[uint64]liveTask{},
-		prios: map[core.Priority]prioObs{},
 		wait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "sluice_task_wait_seconds", Help: "Time from a task's enqueue to its start, by priority.",
 			ConstLabels: l, Buckets: buckets,
@@ -129,6 +90,10 @@ func NewWithBuckets(name string, buckets []float64) *Collector {
 		descLanes:   prometheus.NewDesc("sluice_lanes", "Live key lanes of a keyed queue.", nil, l),
 		descTokens:  prometheus.NewDesc("sluice_semaphore_tokens_in_use", "Tokens held.", nil, l),
 	}
+	c.live = live.New(func(p core.Priority) prioObs {
+		s := strconv.Itoa(int(p))
+		return prioObs{c.wait.WithLabelValues(s), c.run.WithLabelValues(s)}
+	})
 	return c
 }
 
@@ -138,13 +103,7 @@ func NewWithBuckets(name string, buckets []float64) *Collector {
 // it (Consume), the gauges come from the observer. It panics for anything
 // else, and returns c.
 func (c *Collector) Watch(p any) *Collector {
-	switch p := p.(type) {
-	case interface{ Stats() core.QueueStats }:
-		c.stats.Store(&source{queue: p.Stats})
-	case interface{ Stats() core.SemaphoreStats }:
-		c.semaphore.Store(true)
-		c.stats.Store(&source{sem: p.Stats})
-	default:
+	if !c.live.Watch(p) {
 		panic("prom: Watch of a value without Stats")
 	}
 	return c
@@ -169,107 +128,12 @@ func (c *Collector) Observer(next func(core.Event)) func(core.Event) {
 }
 
 func (c *Collector) observe(e core.Event) {
-	switch e.Kind {
-	case core.Enqueued:
-		at := e.Time.Sub(c.epoch)
-		c.mu.Lock()
-		s := &c.ring[e.Task%ringSize]
-		if s.id != 0 {
-			c.live[s.id] = *s // still live: out of the ring's way
-		}
-		*s = liveTask{id: e.Task, enq: at, prio: e.Priority}
-		c.queued++
-		c.mu.Unlock()
-	case core.Started:
-		at := e.Time.Sub(c.epoch)
-		c.mu.Lock()
-		lt, ok := c.findLocked(e.Task)
-		if !ok {
-			c.mu.Unlock()
-			return
-		}
-		c.queued--
-		enq, obs := lt.enq, c.prioLocked(lt.prio)
-		if c.semaphore.Load() {
-			// A semaphore's release names no task: a holder is not
-			// followed past its start.
-			c.dropLocked(e.Task)
-		} else {
-			lt.start, lt.started = at, true
-			c.running++
-		}
-		c.mu.Unlock()
-		obs.wait.Observe((at - enq).Seconds())
-	case core.Finished, core.Failed, core.Canceled, core.Panicked:
-		c.outcomes[outcomeIndex(e.Kind)].Add(1)
-		if e.Task == 0 {
-			return
-		}
-		at := e.Time.Sub(c.epoch)
-		c.mu.Lock()
-		lt, ok := c.findLocked(e.Task)
-		if !ok {
-			c.mu.Unlock()
-			return
-		}
-		t := *lt
-		c.dropLocked(e.Task)
-		if !t.started {
-			c.queued--
-			c.mu.Unlock()
-			return
-		}
-		c.running--
-		obs := c.prioLocked(t.prio)
-		c.mu.Unlock()
-		obs.run.Observe((at - t.start).Seconds())
+	switch what, d, obs := c.live.Observe(e); what {
+	case live.Wait:
+		obs.wait.Observe(d.Seconds())
+	case live.Run:
+		obs.run.Observe(d.Seconds())
 	}
-}
-
-// findLocked returns the live task id, in its ring slot: a task a later
-// one pushed out into the map swaps places with that one. c.mu is held.
-func (c *Collector) findLocked(id uint64) (*liveTask, bool) {
-	s := &c.ring[id%ringSize]
-	if s.id == id {
-		return s, true
-	}
-	lt, ok := c.live[id]
-	if !ok {
-		return nil, false
-	}
-	delete(c.live, id)
-	if s.id != 0 {
-		c.live[s.id] = *s
-	}
-	*s = lt
-	return s, true
-}
-
-// dropLocked forgets the live task id, which findLocked found. c.mu is
-// held.
-func (c *Collector) dropLocked(id uint64) { c.ring[id%ringSize] = liveTask{} }
-
-// prioLocked returns the histograms of priority p. c.mu is held.
-func (c *Collector) prioLocked(p core.Priority) prioObs {
-	o, ok := c.prios[p]
-	if !ok {
-		s := strconv.Itoa(int(p))
-		o = prioObs{c.wait.WithLabelValues(s), c.run.WithLabelValues(s)}
-		c.prios[p] = o
-	}
-	return o
-}
-
-func outcomeIndex(k core.EventKind) int {
-	switch k {
-	case core.Finished:
-		return 0
-	case core.Failed:
-		return 1
-	case core.Canceled:
-		return 2
-	}
-	return 3
 }
 
 // Describe sends the descriptors of c's metrics.
@@ -285,34 +149,24 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 // histograms.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge := func(d *prometheus.Desc, v float64) { ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v) }
-	counts := [4]uint64{}
-	for i := range counts {
-		counts[i] = c.outcomes[i].Load()
-	}
-	src := c.stats.Load()
-	switch {
-	case src != nil && src.queue != nil:
-		st := src.queue()
-		counts = [4]uint64{st.Succeeded, st.Failed, st.Canceled, st.Panicked}
-		gauge(c.descQueued, float64(st.Pending))
-		gauge(c.descRunning, float64(st.Running))
-		gauge(c.descLimit, float64(st.Parallelism))
-		gauge(c.descOldest, st.OldestPending.Seconds())
-		gauge(c.descLanes, float64(st.Lanes))
-	case src != nil && src.sem != nil:
-		st := src.sem()
-		gauge(c.descQueued, float64(st.Waiters))
-		gauge(c.descLimit, float64(st.Limit))
-		gauge(c.descTokens, float64(st.InUse))
+	r := c.live.Read()
+	switch r.Source {
+	case live.Queue:
+		gauge(c.descQueued, float64(r.Queued))
+		gauge(c.descRunning, float64(r.Running))
+		gauge(c.descLimit, float64(r.Limit))
+		gauge(c.descOldest, r.OldestPending.Seconds())
+		gauge(c.descLanes, float64(r.Lanes))
+	case live.Semaphore:
+		gauge(c.descQueued, float64(r.Queued))
+		gauge(c.descLimit, float64(r.Limit))
+		gauge(c.descTokens, float64(r.Tokens))
 	default:
-		c.mu.Lock()
-		q, r := c.queued, c.running
-		c.mu.Unlock()
-		gauge(c.descQueued, float64(q))
-		gauge(c.descRunning, float64(r))
+		gauge(c.descQueued, float64(r.Queued))
+		gauge(c.descRunning, float64(r.Running))
 	}
-	for i, n := range counts {
-		ch <- prometheus.MustNewConstMetric(c.descTasks, prometheus.CounterValue, float64(n), outcomeNames[i])
+	for i, n := range r.Counts {
+		ch <- prometheus.MustNewConstMetric(c.descTasks, prometheus.CounterValue, float64(n), live.Outcomes[i])
 	}
 	c.wait.Collect(ch)
 	c.run.Collect(ch)

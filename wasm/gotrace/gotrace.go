@@ -58,7 +58,7 @@ func IsGoTrace(head []byte) bool { return bytes.HasPrefix(head, []byte("go 1."))
 // task is one trace task while reading.
 type task struct {
 	typ                         string
-	begin, run, end             xtrace.Time
+	begin, run, end             int64 // nanoseconds, the trace's clock
 	started, ended, beganBefore bool
 	queue, name, key, outcome   string
 	prio                        int
@@ -67,30 +67,139 @@ type task struct {
 	waits                       int
 }
 
+// reading is what a reader of the trace gathers for the timeline.
+type reading struct {
+	tasks       map[uint64]*task
+	goroutines  int   // goroutines that ran
+	procs       int   // procs that ran
+	regions     int   // regions that are not sluice's
+	first, last int64 // the times of the first and last events
+	events      int   // events read
+}
+
+func (rd *reading) task(id uint64) *task {
+	t := rd.tasks[id]
+	if t == nil {
+		t = &task{weight: 1, beganBefore: true}
+		rd.tasks[id] = t
+	}
+	return t
+}
+
+// log records a sluice log of task id.
+func (rd *reading) log(id uint64, category, message []byte, intern func([]byte) string) {
+	t := rd.task(id)
+	switch string(category) {
+	case "sluice.queue":
+		t.queue = intern(message)
+	case "sluice.name":
+		t.name = intern(message)
+	case "sluice.key":
+		t.key = intern(message)
+	case "sluice.priority":
+		t.prio = atoi(message)
+	case "sluice.weight":
+		t.weight = int64(atoi(message))
+	case "sluice.lane":
+		t.lane = atoi(message)
+	case "sluice.outcome":
+		t.outcome = intern(message)
+	}
+}
+
+// region records the beginning of a region of type typ in task id at ts.
+func (rd *reading) region(id uint64, typ []byte, ts int64) {
+	switch string(typ) {
+	case "sluice.run":
+		// A task runs once: its first run region is its start.
+		if t := rd.task(id); !t.started || ts < t.run {
+			t.run, t.started = ts, true
+		}
+	case "sluice.wait":
+		rd.task(id).waits++
+	default:
+		rd.regions++
+	}
+}
+
+// atoi parses a decimal integer, with an optional sign; 0 if b is not one.
+func atoi(b []byte) int {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
+}
+
 // Convert reads the execution trace from r and converts it. progress, if
 // not nil, is called now and then with the number of events read so far.
 // A file that is not a Go execution trace, is cut short or damaged, or
 // comes from a Go version the reader does not know gets an error that
 // says so.
+//
+// A trace of Go 1.22 or later is read by a reader of this package that
+// decodes only the events the timeline needs (about ten times faster than
+// golang.org/x/exp/trace, which orders and checks every event); a trace
+// it does not take on (an older format, a version it does not know, a
+// batch it cannot decode) is read again with golang.org/x/exp/trace,
+// which also words the errors.
 func Convert(r io.Reader, progress func(events int)) (*Result, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return ConvertBytes(data, progress)
+}
+
+// ConvertBytes is [Convert] of a trace held in data, which it does not
+// change or keep.
+func ConvertBytes(data []byte, progress func(events int)) (*Result, error) {
+	rd, err := readFast(data, progress)
+	if err != nil {
+		rd, err = readExact(bytes.NewReader(data), progress)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if rd.events == 0 {
+		return nil, errors.New("the file holds a Go execution trace header and no events")
+	}
+	if progress != nil {
+		progress(rd.events)
+	}
+	res, err := build(rd.tasks)
+	if err != nil {
+		return nil, err
+	}
+	res.Events = rd.events
+	res.Summary, res.Omitted = summary(rd.tasks, rd.goroutines, rd.procs, rd.regions, time.Duration(rd.last-rd.first))
+	return res, nil
+}
+
+// readExact reads a trace with golang.org/x/exp/trace.
+func readExact(r io.Reader, progress func(events int)) (*reading, error) {
 	tr, err := xtrace.NewReader(r)
 	if err != nil {
 		return nil, explain(err)
 	}
-	tasks := map[xtrace.TaskID]*task{}
-	get := func(id xtrace.TaskID) *task {
-		t := tasks[id]
-		if t == nil {
-			t = &task{weight: 1, beganBefore: true}
-			tasks[id] = t
-		}
-		return t
-	}
+	rd := &reading{tasks: map[uint64]*task{}}
 	goroutines := map[xtrace.GoID]bool{}
 	procs := map[xtrace.ProcID]bool{}
 	lastG, lastP := xtrace.NoGoroutine, xtrace.NoProc
-	regions := 0
-	var first, last xtrace.Time
+	intern := func(b []byte) string { return string(b) }
 	n := 0
 	for {
 		ev, err := tr.ReadEvent()
@@ -105,9 +214,9 @@ func Convert(r io.Reader, progress func(events int)) (*Result, error) {
 			progress(n)
 		}
 		if n == 1 {
-			first = ev.Time()
+			rd.first = int64(ev.Time())
 		}
-		last = ev.Time()
+		rd.last = int64(ev.Time())
 		// Runs of events on one goroutine and proc are the rule: a map
 		// write only when either changes.
 		if g := ev.Goroutine(); g != lastG && g != xtrace.NoGoroutine {
@@ -121,64 +230,27 @@ func Convert(r io.Reader, progress func(events int)) (*Result, error) {
 		switch ev.Kind() {
 		case xtrace.EventTaskBegin:
 			k := ev.Task()
-			t := get(k.ID)
-			t.typ, t.begin, t.beganBefore = k.Type, ev.Time(), false
+			t := rd.task(uint64(k.ID))
+			t.typ, t.begin, t.beganBefore = k.Type, int64(ev.Time()), false
 		case xtrace.EventTaskEnd:
-			t := get(ev.Task().ID)
-			t.end, t.ended = ev.Time(), true
+			t := rd.task(uint64(ev.Task().ID))
+			t.end, t.ended = int64(ev.Time()), true
 			if t.typ == "" {
 				t.typ = ev.Task().Type
 			}
 		case xtrace.EventLog:
 			l := ev.Log()
-			if !strings.HasPrefix(l.Category, "sluice.") {
-				continue
-			}
-			t := get(l.Task)
-			switch l.Category {
-			case "sluice.queue":
-				t.queue = l.Message
-			case "sluice.name":
-				t.name = l.Message
-			case "sluice.key":
-				t.key = l.Message
-			case "sluice.priority":
-				t.prio, _ = strconv.Atoi(l.Message)
-			case "sluice.weight":
-				t.weight, _ = strconv.ParseInt(l.Message, 10, 64)
-			case "sluice.lane":
-				t.lane, _ = strconv.Atoi(l.Message)
-			case "sluice.outcome":
-				t.outcome = l.Message
+			if strings.HasPrefix(l.Category, "sluice.") {
+				rd.log(uint64(l.Task), []byte(l.Category), []byte(l.Message), intern)
 			}
 		case xtrace.EventRegionBegin:
 			g := ev.Region()
-			switch g.Type {
-			case "sluice.run":
-				t := get(g.Task)
-				if !t.started {
-					t.run, t.started = ev.Time(), true
-				}
-			case "sluice.wait":
-				get(g.Task).waits++
-			default:
-				regions++
-			}
+			rd.region(uint64(g.Task), []byte(g.Type), int64(ev.Time()))
 		}
 	}
-	if n == 0 {
-		return nil, errors.New("the file holds a Go execution trace header and no events")
-	}
-	if progress != nil {
-		progress(n)
-	}
-	res, err := build(tasks, last)
-	if err != nil {
-		return nil, err
-	}
-	res.Events = n
-	res.Summary, res.Omitted = summary(tasks, len(goroutines), len(procs), regions, last.Sub(first))
-	return res, nil
+	rd.events = n
+	rd.goroutines, rd.procs = len(goroutines), len(procs)
+	return rd, nil
 }
 
 // explain turns a reader's error into a sentence about the file.
@@ -201,52 +273,92 @@ func (t *task) sluiceTask() bool {
 }
 
 // build feeds the sluice tasks' lives, in time order, to a recorder.
-func build(tasks map[xtrace.TaskID]*task, last xtrace.Time) (*Result, error) {
+func build(tasks map[uint64]*task) (*Result, error) {
+	// A step is one event of a task's life: its time, then its task's
+	// number (from 1, in the order of the trace's task ids) shifted left
+	// by two over its order at one time (ends before starts before
+	// enqueues), so that the sort compares two integers.
 	type step struct {
-		at   xtrace.Time
-		ord  int // ends before starts before enqueues at one time
-		id   uint64
-		t    *task
-		kind core.EventKind
+		at  int64
+		key uint64
 	}
-	var ids []xtrace.TaskID
+	const (
+		ordEnd = iota
+		ordStart
+		ordEnqueue
+	)
+	var ids []uint64
 	for id, t := range tasks {
 		if t.sluiceTask() {
 			ids = append(ids, id)
 		}
 	}
 	slices.Sort(ids)
-	var steps []step
+	byNum := make([]*task, len(ids)+1)
+	steps := make([]step, 0, 3*len(ids))
 	for i, id := range ids {
 		t := tasks[id]
 		n := uint64(i + 1)
-		steps = append(steps, step{t.begin, 2, n, t, core.Enqueued})
+		byNum[n] = t
+		steps = append(steps, step{t.begin, n<<2 | ordEnqueue})
 		if t.started {
-			steps = append(steps, step{t.run, 1, n, t, core.Started})
+			steps = append(steps, step{t.run, n<<2 | ordStart})
 		}
 		if t.ended {
-			steps = append(steps, step{t.end, 0, n, t, outcomeKind(t.outcome)})
+			steps = append(steps, step{t.end, n<<2 | ordEnd})
 		}
 	}
-	slices.SortStableFunc(steps, func(a, b step) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
+	slices.SortFunc(steps, func(a, b step) int {
+		if a.at != b.at {
+			return cmp.Compare(a.at, b.at)
 		}
-		return cmp.Compare(a.ord, b.ord)
+		if oa, ob := a.key&3, b.key&3; oa != ob {
+			return cmp.Compare(oa, ob)
+		}
+		return cmp.Compare(a.key, b.key)
 	})
 	rec := trace.NewRecorder(trace.Config{Name: "Go execution trace", MaxFinished: MaxTasks, MaxLanes: 1 << 16})
 	holders := map[string][]bool{} // a Semaphore's holder numbers in use
 	holderOf := map[uint64]int{}
-	for _, s := range steps {
-		t := s.t
-		e := core.Event{Kind: s.kind, Time: time.Unix(0, int64(s.at)), Task: s.id, Name: t.name, Priority: core.Priority(t.prio), Weight: t.weight}
-		if t.key != "" {
-			e.Key = t.queue + " · " + t.key
+	// Lane names, made once each: most tasks share a few lanes.
+	type laneID struct {
+		queue, key, what string
+		n                int
+	}
+	names := map[laneID]string{}
+	name := func(queue, key, what string, n int) string {
+		id := laneID{queue, key, what, n}
+		s, ok := names[id]
+		if !ok {
+			if key != "" {
+				s = queue + " · " + key
+			} else {
+				s = queue + " · " + what + " " + strconv.Itoa(n)
+			}
+			names[id] = s
 		}
-		switch s.kind {
+		return s
+	}
+	for _, st := range steps {
+		num := st.key >> 2
+		t := byNum[num]
+		var kind core.EventKind
+		switch st.key & 3 {
+		case ordEnqueue:
+			kind = core.Enqueued
+		case ordStart:
+			kind = core.Started
+		default:
+			kind = outcomeKind(t.outcome)
+		}
+		e := core.Event{Kind: kind, Time: time.Unix(0, st.at), Task: num, Name: t.name, Priority: core.Priority(t.prio), Weight: t.weight}
+		if t.key != "" {
+			e.Key = name(t.queue, t.key, "", 0)
+		}
+		switch kind {
 		case core.Enqueued:
 		case core.Started:
-			e.Key = laneKey(t)
+			e.Key = name(t.queue, t.key, "slot", t.lane+1)
 			if strings.HasPrefix(t.queue, "Semaphore ") {
 				used := holders[t.queue]
 				h := slices.Index(used, false)
@@ -256,14 +368,14 @@ func build(tasks map[xtrace.TaskID]*task, last xtrace.Time) (*Result, error) {
 				}
 				used[h] = true
 				holders[t.queue] = used
-				holderOf[s.id] = h
-				e.Key = fmt.Sprintf("%s · holder %d", t.queue, h+1)
+				holderOf[num] = h
+				e.Key = name(t.queue, "", "holder", h+1)
 			}
 			e.Lane = t.lane
 		default:
-			if h, ok := holderOf[s.id]; ok {
+			if h, ok := holderOf[num]; ok {
 				holders[t.queue][h] = false
-				delete(holderOf, s.id)
+				delete(holderOf, num)
 			}
 			if t.outcome == "failed" || t.outcome == "panicked" {
 				e.Err = errors.New(t.outcome)
@@ -271,19 +383,13 @@ func build(tasks map[xtrace.TaskID]*task, last xtrace.Time) (*Result, error) {
 		}
 		rec.Observe(e)
 	}
+	// About 470 bytes a task: grown once, not by copies of 20 MB.
 	var buf bytes.Buffer
+	buf.Grow(min(len(ids), MaxTasks)*480 + 64<<10)
 	if err := rec.WriteJSON(&buf); err != nil {
 		return nil, err
 	}
 	return &Result{JSON: buf.Bytes(), Tasks: len(ids)}, nil
-}
-
-// laneKey names the lane a task runs on.
-func laneKey(t *task) string {
-	if t.key != "" {
-		return t.queue + " · " + t.key
-	}
-	return fmt.Sprintf("%s · slot %d", t.queue, t.lane+1)
 }
 
 func outcomeKind(s string) core.EventKind {
@@ -299,7 +405,7 @@ func outcomeKind(s string) core.EventKind {
 }
 
 // summary says what the timeline draws of the trace, and what it does not.
-func summary(tasks map[xtrace.TaskID]*task, goroutines, procs, regions int, span time.Duration) (drawn, omitted string) {
+func summary(tasks map[uint64]*task, goroutines, procs, regions int, span time.Duration) (drawn, omitted string) {
 	queues := map[string]int{}
 	others := map[string]int{}
 	before, open := 0, 0

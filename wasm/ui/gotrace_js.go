@@ -21,7 +21,7 @@ const goTraceWorker = "/web/gotrace-worker.js"
 // from a goroutine of its own; progress goes to the reading note.
 func (p *Play) loadTrace(ctx app.Context, r *fileReader, name string) error {
 	if !isGoTraceFile(r.file) {
-		return p.sess.LoadTrace(r, name)
+		return p.sess.LoadTracePausing(r, name, p.pauser(name))
 	}
 	last := time.Now()
 	res, err := readGoTrace(r.file, func(events int) {
@@ -30,18 +30,41 @@ func (p *Play) loadTrace(ctx app.Context, r *fileReader, name string) error {
 		}
 		last = time.Now()
 		msg := fmt.Sprintf("Reading the Go execution trace %s… %s events", name, formatCount(events))
-		ctx.Dispatch(func(app.Context) { p.reading = msg })
+		p.progress.set(msg)
 	})
 	if err != nil {
 		return fmt.Errorf("%s cannot be shown: %v", name, err)
 	}
 	// The timeline JSON is a Blob, read in slices as a chosen file is, so
 	// that the page keeps its frames while it loads.
-	if err := p.sess.LoadTrace(newFileReader(res.json, res.size, r.progress), name); err != nil {
+	// The worker's timeline, read with no note of its own: the note
+	// says how far the building has come.
+	if err := p.sess.LoadTracePausing(newFileReader(res.json, res.size, nil), name, p.pauser(name)); err != nil {
 		return err
 	}
 	p.sess.NoteGoTrace(res.summary, res.omitted)
 	return nil
+}
+
+// pauser returns a pause function for Session.LoadTracePausing: it lets
+// the browser run (a sleep hands the thread back to it) once the reading
+// has held the thread for sliceTime since it last did, and shows how far
+// the building has come. A frame of the page (drawn when the browser runs,
+// before the reading goes on) and a slice must fit in 50 ms together.
+func (p *Play) pauser(name string) func(float64) {
+	const sliceTime = 10 * time.Millisecond
+	last, shown := time.Now(), time.Now()
+	return func(done float64) {
+		if time.Since(last) < sliceTime {
+			return
+		}
+		if time.Since(shown) >= 150*time.Millisecond {
+			p.progress.set(fmt.Sprintf("Building the timeline of %s… %d%%", name, int(done*100)))
+			shown = time.Now()
+		}
+		time.Sleep(time.Millisecond)
+		last = time.Now()
+	}
 }
 
 // isGoTraceFile reports whether a browser File begins as a Go execution

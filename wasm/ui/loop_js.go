@@ -351,6 +351,12 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 	if l.stopped.Load() {
 		return
 	}
+	if p.tracing.Load() {
+		// A trace is being read, under its note: frames and panels wait,
+		// so that the reading's slices keep the thread.
+		l.lastTS = 0
+		return
+	}
 	real := time.Duration(0)
 	if l.lastTS > 0 && ts > l.lastTS {
 		real = time.Duration((ts - l.lastTS) * float64(time.Millisecond))
@@ -509,9 +515,12 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 		p.fail(fmt.Errorf("%s is %s MiB; a trace the playground reads is at most %d MiB", name, formatCount(int(size>>20)), trace.MaxJSONSize>>20))
 		return
 	}
-	p.reading = "Reading " + name + "…"
+	p.reading = name
+	p.progress.set("Reading " + name + "…")
 	p.notice = notice{}
+	p.tracing.Store(true)
 	ctx.Async(func() {
+		defer p.tracing.Store(false)
 		last := time.Now()
 		r := newFileReader(file, size, func(read, size int64) {
 			if time.Since(last) < 150*time.Millisecond && read < size {
@@ -523,14 +532,21 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 			if read >= size {
 				msg = "Building the timeline of " + name + "…"
 			}
-			ctx.Dispatch(func(app.Context) { p.reading = msg })
+			p.progress.set(msg)
 		})
-		// Reading a large trace allocates its model at once: collecting
-		// less often meanwhile saves a good part of the time (the browser
-		// gives wasm one thread).
-		gc := debug.SetGCPercent(400)
+		// No collection while a trace is read, below a bound: in
+		// WebAssembly the collector marks on the page's one thread, and
+		// does it whenever the reading pauses to let the page run, in one
+		// task of hundreds of milliseconds. The reading's garbage is
+		// collected once, after.
+		gc := debug.SetGCPercent(-1)
+		limit := debug.SetMemoryLimit(1 << 30)
 		err := p.loadTrace(ctx, r, name)
+		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(gc)
+		// The page's render of the trace, and its first frame, each in a
+		// task of its own after the reading's last.
+		time.Sleep(time.Millisecond)
 		ctx.Dispatch(func(app.Context) {
 			p.reading = ""
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/maxence-charriere/go-app/v9/pkg/app"
@@ -54,7 +55,9 @@ type Play struct {
 	cancel   string       // the task name typed in "cancel task"
 	share    string       // the link shown after "copy link"
 	snippet  string       // the snippet shown after "copy embed snippet"
-	reading  string       // progress of a trace being read
+	reading  string       // the file name of a trace being read, if one is
+	progress progress     // the note on its reading
+	tracing  atomic.Bool  // a trace is being read: the frame loop waits
 	details  *TaskDetails // the task whose details sheet is open
 	logQuery string       // the event log's filter, as typed
 	msgQuery string       // the messages' filter, as typed

@@ -237,10 +237,7 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 	}
 	var reading app.UI
 	if p.reading != "" {
-		reading = app.Div().ID("reading-progress").Class("reading").Role("%s", "status").Body(
-			app.Span().Class("spinner").Aria("hidden", true),
-			app.Span().Text(p.reading),
-		)
+		reading = &progressNote{src: &p.progress, id: "reading-progress", cls: "reading", overlay: true}
 	}
 	return app.Section().Class("view").Body(
 		head,
@@ -348,7 +345,7 @@ func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
 	if !compact {
 		cards = append(cards,
 			counter("refused", "refused", pn.Refused, "ErrFull / ErrClosed", ""),
-			textCounter("throughput", "throughput", formatRate(pn.Throughput), "tasks ended, last 10 s"),
+			textCounter("throughput", "throughput", formatRate(pn.Throughput), throughputOf(pn)),
 			textCounter("oldest-wait", "oldest wait", formatSpan(pn.OldestWait), "age of the oldest waiter"),
 			counter("goroutines", "goroutines", pn.Goroutines, "live in this tab", ""),
 		)
@@ -471,7 +468,7 @@ func (p *Play) renderDetails() app.UI {
 		))
 	}
 	if len(msgs) == 0 {
-		msgs = append(msgs, app.Li().Class("muted").Text(map[bool]string{true: "No message matches the filter.", false: "Failures, refusals and changes of limit show here."}[p.msgQuery != ""]))
+		msgs = append(msgs, app.Li().Class("muted").Text(noMessages(pn, p.msgQuery)))
 	}
 	unlinked := app.UI(nil)
 	if pn.Unlinked != "" {
@@ -555,7 +552,7 @@ func (p *Play) renderShare() app.UI {
 		))
 	}
 	if p.reading != "" {
-		out = append(out, app.P().ID("reading").Class("muted").Text(p.reading))
+		out = append(out, &progressNote{src: &p.progress, id: "reading", cls: "muted"})
 	}
 	return app.Section().Class("card share").Body(
 		app.H2().Class("card-title").Text("Share and trace"),
@@ -580,6 +577,9 @@ func (p *Play) renderShare() app.UI {
 // renderSide draws the left column: presets, setup, work and run
 // controls.
 func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
+	if p.panel.Phase == "replay" {
+		return app.Aside().Class("side").Body(p.renderPresets(preset), p.renderTraceCard())
+	}
 	return app.Aside().Class("side").Body(
 		p.renderPresets(preset),
 		p.renderSetup(sc),

@@ -62,6 +62,8 @@ type replay struct {
 	log        *eventLog       // its event log, as far as the trace holds it
 	times      string          // how its times are shown
 	omitted    string          // what of the trace is not shown, and why; "" if nothing
+	rate       float64         // tasks ended a second, over the trace's span
+	link       string          // the live run's link, which a trace leaves as it is
 }
 
 // ChunkSize is how many tasks of a person's burst are handed to the runner
@@ -258,6 +260,15 @@ func (s *Session) SetSpeed(speed float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sc.Speed = clampSpeed(speed)
+	s.relink()
+}
+
+// relink encodes the link a shown trace's panel gives, after a change of
+// the scenario. s.mu must be held.
+func (s *Session) relink() {
+	if s.replay != nil {
+		s.replay.link = s.sc.Encode()
+	}
 }
 
 func clampSpeed(v float64) float64 {
@@ -650,27 +661,41 @@ func (s *Session) TraceName() string {
 // returns a problem a person can read, and changes nothing, when the file
 // is not a trace the playground can show.
 func (s *Session) LoadTrace(r io.Reader, name string) error {
+	return s.LoadTracePausing(r, name, nil)
+}
+
+// LoadTracePausing is LoadTrace that calls pause, if not nil, between
+// slices of its work (trace.ReadJSONPausing), on the calling goroutine,
+// with the share of the work done.
+func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done float64)) error {
+	if pause == nil {
+		pause = func(float64) {}
+	}
 	br := bufio.NewReader(r)
 	if hint := notJSON(br); hint != "" {
 		return fmt.Errorf("%s cannot be shown: %s", name, hint)
 	}
-	rec, err := trace.ReadJSON(br)
+	rec, err := trace.ReadJSONPausing(br, pause)
 	if err != nil {
 		return fmt.Errorf("%s cannot be shown: %s", name, strings.TrimPrefix(err.Error(), "trace: "))
 	}
+	pause(1)
 	snap := rec.Snapshot(time.Time{})
 	start, ok := traceStart(snap)
 	if !ok {
 		return fmt.Errorf("%s holds no tasks to show", name)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.playing = false
+	pause(1)
 	prios := make([]core.Priority, len(snap.Tasks))
 	for i := range snap.Tasks {
 		prios[i] = snap.Tasks[i].Priority
 	}
-	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: traceLevels(prios)}
+	levels := traceLevels(prios)
+	pause(1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.playing = false
+	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: levels}
 
 	rp.times = "Times are the trace's own: since its first event."
 	if origin, ok := rec.Origin(); ok && !start.Before(origin) && start.Sub(origin) <= 24*time.Hour {
@@ -687,7 +712,11 @@ func (s *Session) LoadTrace(r io.Reader, name string) error {
 	if d := snap.Stats.Dropped; d > 0 {
 		left = append(left, fmt.Sprintf("%s %s not fit a task's life or the recorder's bounds and %s left out", formatCount(int(d)), plural(int(d), "event did", "events did"), plural(int(d), "was", "were")))
 	}
+	left = append(left, unshownNotes(rec.Unshown())...)
 	rp.omitted = strings.Join(left, "; ")
+	rp.rate = traceRate(snap.Stats, rp.first, rp.end)
+	// Encoded once: the panel, read every few frames, shows it unchanged.
+	rp.link = s.sc.Encode()
 	rp.log = newEventLog("", rp.start, snap.Log)
 	rp.log.setQuery(s.logQuery)
 	s.replay = rp
@@ -766,6 +795,7 @@ func (s *Session) SetColorBy(by string) {
 	defer s.mu.Unlock()
 	if by == "key" || by == "priority" {
 		s.sc.ColorBy = by
+		s.relink()
 	}
 }
 
@@ -773,8 +803,9 @@ func (s *Session) SetColorBy(by string) {
 // a second: the counters, the wait times, the event log and the run's
 // messages.
 type Panel struct {
-	Phase  string // "playing", "paused", "finished" or "replay"
-	Replay string // the loaded trace's file name, in replay
+	Phase  string        // "playing", "paused", "finished" or "replay"
+	Replay string        // the loaded trace's file name, in replay
+	Span   time.Duration // in replay: the trace's span, from its first task to its last event
 	// ReplayTimes says how a loaded trace's times are shown; Omitted what
 	// of it is not shown, and why ("" if nothing).
 	ReplayTimes, Omitted string
@@ -850,12 +881,12 @@ func (s *Session) Panel() Panel {
 	if r := s.replay; r != nil {
 		st := r.snap.Stats
 		p := Panel{
-			Phase: "replay", Replay: r.name, Link: s.sc.Encode(), ReplayTimes: r.times, Omitted: r.omitted,
+			Phase: "replay", Replay: r.name, Span: r.end.Sub(r.first), Link: r.link, ReplayTimes: r.times, Omitted: r.omitted,
 			Now: r.end.Sub(r.start), Limit: int(st.Limit), MaxLimit: int(st.Limit),
 			Tasks: int(st.Submitted), Waiting: st.Waiting, Running: st.Running,
 			Succeeded: int(st.Succeeded), Failed: int(st.Failed), Canceled: int(st.Canceled), Panicked: int(st.Panicked),
 			MaxRunning: st.MaxRunning, Tokens: st.InUse, MaxTokens: st.MaxInUse, Lanes: st.Lanes,
-			Finished: true, Throughput: runRate(st.Throughput, r.end.Sub(r.start)), OldestWait: st.OldestWait,
+			Finished: true, Throughput: r.rate, OldestWait: st.OldestWait,
 			Waits: slices.Clone(st.Waits), Levels: r.levels, Origin: r.start, Trace: st,
 		}
 		p.Log, p.LogMatches, p.LogTotal = r.log.latest(panelLog)

@@ -12,13 +12,19 @@
 package main
 
 import (
-	"bytes"
+	"runtime/debug"
 	"syscall/js"
 
 	"sluice/wasm/gotrace"
 )
 
 func main() {
+	// The worker reads one trace and is stopped: collecting garbage
+	// meanwhile would only cost time (a third of it, on one thread), so
+	// the collector runs only past a bound on the heap, which a trace of
+	// several million events reaches.
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(1 << 30)
 	js.Global().Set("sluiceConvertGoTrace", js.FuncOf(convert))
 	select {}
 }
@@ -33,7 +39,7 @@ func convert(_ js.Value, args []js.Value) any {
 	if len(args) > 1 && args[1].Type() == js.TypeFunction {
 		progress = func(n int) { args[1].Invoke(n) }
 	}
-	res, err := gotrace.Convert(bytes.NewReader(data), progress)
+	res, err := gotrace.ConvertBytes(data, progress)
 	if err != nil {
 		return map[string]any{"error": err.Error()}
 	}
