@@ -49,6 +49,7 @@ type Session struct {
 	levels   []core.Priority // the priorities the run's tasks can have, sorted
 	log      *eventLog       // the run's whole event log
 	logQuery string          // the event log's filter
+	rw       rewind          // how far the run has been, and its latest fork (session_rewind.go)
 }
 
 // replay is a trace loaded from a file.
@@ -108,6 +109,7 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 	s.chunked, s.carry = false, 0
 	s.maxLimit, s.refused = sc.Limit, 0
 	s.replay = nil
+	s.rw = rewind{}
 	all := s.sc
 	all.Bursts = s.sc.AllBursts()
 	s.levels = scenarioLevels(all)
@@ -526,9 +528,7 @@ func (s *Session) recordBurst(b sim.Burst) bool {
 // could hold the entry. s.mu must be held.
 func (s *Session) record(st sim.Step) bool {
 	s.chunked = false
-	if s.run.DropLog() > 0 {
-		s.sc.Log = s.run.Scenario().Log
-	}
+	s.fork(st)
 	st.AtMS = s.nowMS()
 	st.Fired = s.run.Clock().Fired()
 	st.Seq = len(s.sc.Log) + 1
@@ -822,6 +822,7 @@ type Panel struct {
 	// the latest.
 	MessageCount int
 	Trace        trace.Stats // the recorder's own totals
+	Rewind       Rewind      // how far the run reaches back and forth, and its latest fork
 }
 
 // SetLogQuery sets the event log's filter: Panel.Log then holds the
@@ -876,7 +877,7 @@ func (s *Session) Panel() Panel {
 		Tokens: st.Tokens, MaxTokens: st.MaxTokens, Lanes: st.Lanes, Goroutines: st.Goroutines,
 		Finished: s.finished || (st.Tasks > 0 && queued == 0 && s.run.Finished()),
 		Draining: st.Draining, Drained: st.Drained, Closing: st.Closing,
-		Origin: sim.Epoch, Levels: s.levels,
+		Origin: sim.Epoch, Levels: s.levels, Rewind: s.rewindPanel(),
 	}
 	switch {
 	case s.playing:
