@@ -67,6 +67,8 @@ type Play struct {
 	keysText   string // the composer's key names, as typed
 	badList    string // the ID of a list input whose text was refused
 	badErr     string // why it was refused
+
+	rw playRewind // seeks, the moment in the address bar, forks told (play_rewind.go)
 }
 
 // noticeFor is how long a toast that is not an error stays up.
@@ -122,7 +124,14 @@ func (p *Play) OnMount(ctx app.Context) {
 	if problem != "" {
 		p.notice = notice{problem, "error"}
 	}
-	sess.SetPlaying(true)
+	at, paused, badMoment := linkMoment()
+	if problem == "" && badMoment != "" {
+		p.notice = notice{badMoment, "error"}
+	}
+	paused = paused && problem == ""
+	if !paused {
+		sess.SetPlaying(true)
+	}
 	p.panel = sess.Panel()
 	if problem != "" {
 		// The person's link stays in the address bar, so that a reload
@@ -133,6 +142,9 @@ func (p *Play) OnMount(ctx app.Context) {
 		p.syncURL(p.panel.Link)
 	}
 	p.stopLoop = startLoop(ctx, p)
+	if paused {
+		p.seek(ctx, at) // the link's moment, t=
+	}
 	if p.Embed {
 		if stop, err := watchHeight(); err == nil {
 			p.stopSize = stop
@@ -256,17 +268,18 @@ func defaultBurst() sim.Burst {
 // syncURL puts the encoded scenario in the address bar, without
 // navigating, when it changed.
 func (p *Play) syncURL(link string) {
-	if link == "" || link == p.link {
+	moment := p.momentParam()
+	if link == "" || link == p.link && moment == p.rw.moment {
 		return
 	}
-	p.link = link
+	p.link, p.rw.moment = link, moment
 	path, _, _ := location()
-	replaceURL(path + "?v=" + strconv.Itoa(sim.Version) + sim.LinkPrefix + link)
+	replaceURL(path + "?v=" + strconv.Itoa(sim.Version) + moment + sim.LinkPrefix + link)
 }
 
 // shareURL returns the link to the current scenario on page path.
 func (p *Play) shareURL(path string) string {
-	return origin() + path + "?v=" + strconv.Itoa(sim.Version) + sim.LinkPrefix + p.link
+	return origin() + path + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + sim.LinkPrefix + p.link
 }
 
 // apply shows a panel the frame loop or a command produced.
@@ -279,6 +292,7 @@ func (p *Play) apply(pn Panel, sc sim.Scenario, preset string) {
 	if pn.Alert != "" {
 		p.notice = notice{pn.Alert, "error"}
 	}
+	p.tellFork(pn.Rewind)
 	p.syncURL(pn.Link)
 }
 
@@ -565,7 +579,7 @@ func (p *Play) onCopyLink(ctx app.Context, e app.Event) {
 
 func (p *Play) onCopyEmbed(ctx app.Context, e app.Event) {
 	path, _, _ := location()
-	src := embedURL(path) + "?v=" + strconv.Itoa(sim.Version) + sim.LinkPrefix + p.link
+	src := embedURL(path) + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + sim.LinkPrefix + p.link
 	p.snippet = embedSnippet(src)
 	p.copy(ctx, p.snippet, "Embed snippet copied: paste it into a documentation page.")
 }

@@ -69,7 +69,7 @@ func (p *Play) openHref() string {
 	if p.link == "" {
 		return PathPlayground
 	}
-	return PathPlayground + "?v=" + strconv.Itoa(sim.Version) + sim.LinkPrefix + p.link
+	return PathPlayground + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + sim.LinkPrefix + p.link
 }
 
 func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
@@ -107,6 +107,7 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 		app.Button().ID("step").Class("btn").Disabled(!live).
 			Title("%s", "Pause and fire the next event: a burst, an action, a task ending, a timer").
 			Text("Step").OnClick(p.onStep),
+		p.stepBackButton(live),
 		app.Label().Class("speed").Body(
 			app.Span().Class("control-label").Text("Speed"),
 			app.Input().Type("range").ID("speed").Min(0).Max(100).Step(1).
@@ -253,6 +254,7 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 				Role("%s", "application"),
 			reading,
 		),
+		p.renderScrubber(phase),
 		p.renderSheet(),
 		p.renderActions(),
 		p.renderLegend(sc),
