@@ -120,7 +120,8 @@ func linkMoment() (time.Duration, bool, string) {
 // renderScrubber draws the scrubber under the timeline: a slider over
 // the moments the run has reached (0 to its horizon), which shows the
 // run at the moment it is set to, from a pointer, a finger or the
-// keyboard. A loaded trace has none.
+// keyboard. A loaded trace has none. For tests, #rewind carries
+// data-seeking (a seek is in flight) and data-horizon-ms.
 func (p *Play) renderScrubber(phase string) app.UI {
 	if phase == "replay" {
 		return nil
@@ -137,7 +138,9 @@ func (p *Play) renderScrubber(phase string) app.UI {
 	}
 	nowMS, endMS := int(now/time.Millisecond), max(int(end/time.Millisecond)/step*step, step)
 	text := formatClock(now.Round(10*time.Millisecond)) + " of " + formatClock(end.Round(10*time.Millisecond))
-	return app.Div().ID("rewind").Class("scrubber").Body(
+	return app.Div().ID("rewind").Class("scrubber").
+		DataSet("seeking", strconv.FormatBool(p.rw.seeking)).
+		DataSet("horizon-ms", end.Milliseconds()).Body(
 		app.Label().For("scrubber").Class("control-label").Text("Moment"),
 		app.Input().Type("range").ID("scrubber").Min(0).Max(endMS).Step(float64(step)).Value(nowMS).
 			Disabled(!p.mounted).
