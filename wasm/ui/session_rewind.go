@@ -3,11 +3,13 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"sluice/core/trace"
 	"sluice/wasm/sim"
 )
 
@@ -78,6 +80,10 @@ func (s *Session) seek(t time.Duration) error {
 	s.handOver()
 	s.rw.horizon = s.horizonLocked()
 	s.playing = false
+	// A replay allocates the run's model at once: collecting less often
+	// meanwhile saves a good part of the time (wasm has one thread), and
+	// so does giving the event log the room it had (rebuild).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	if t < s.run.Now() {
 		if err := s.rebuild(); err != nil {
 			return err
@@ -102,9 +108,17 @@ func (s *Session) handOver() {
 // (its horizon, its fork note, its preset). s.mu must be held.
 func (s *Session) rebuild() error {
 	rw := s.rw
+	s.log.mu.Lock()
+	had := len(s.log.entries)
+	s.log.mu.Unlock()
 	if err := s.load(s.sc, s.preset); err != nil {
 		return err
 	}
+	s.log.mu.Lock()
+	if len(s.log.entries) == 0 {
+		s.log.entries = make([]trace.Entry, 0, had)
+	}
+	s.log.mu.Unlock()
 	s.rw = rw
 	return nil
 }
