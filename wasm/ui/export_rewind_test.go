@@ -30,3 +30,23 @@ func SessionSnapshot(s *Session) *trace.Snapshot {
 // FormatMoment and ParseMoment are a link's t=.
 func FormatMoment(d time.Duration) string         { return formatMoment(d) }
 func ParseMoment(v string) (time.Duration, error) { return parseMoment(v) }
+
+// SetCheckpointFrom makes runs of at least n tasks build checkpoints,
+// until the returned function restores the bound.
+func SetCheckpointFrom(n int) (restore func()) {
+	old := checkpointFrom
+	checkpointFrom = n
+	return func() { checkpointFrom = old }
+}
+
+// SessionCheckpoints returns the moments the session's checkpoints are
+// parked at.
+func SessionCheckpoints(s *Session) []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var at []time.Duration
+	for _, cp := range s.cps.parked {
+		at = append(at, cp.at)
+	}
+	return at
+}

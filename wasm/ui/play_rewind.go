@@ -121,7 +121,8 @@ func linkMoment() (time.Duration, bool, string) {
 // the moments the run has reached (0 to its horizon), which shows the
 // run at the moment it is set to, from a pointer, a finger or the
 // keyboard. A loaded trace has none. For tests, #rewind carries
-// data-seeking (a seek is in flight) and data-horizon-ms.
+// data-seeking (a seek is in flight), data-horizon-ms and
+// data-checkpoints.
 func (p *Play) renderScrubber(phase string) app.UI {
 	if phase == "replay" {
 		return nil
@@ -140,7 +141,8 @@ func (p *Play) renderScrubber(phase string) app.UI {
 	text := formatClock(now.Round(10*time.Millisecond)) + " of " + formatClock(end.Round(10*time.Millisecond))
 	return app.Div().ID("rewind").Class("scrubber").
 		DataSet("seeking", strconv.FormatBool(p.rw.seeking)).
-		DataSet("horizon-ms", end.Milliseconds()).Body(
+		DataSet("horizon-ms", end.Milliseconds()).
+		DataSet("checkpoints", p.panel.Rewind.Checkpoints).Body(
 		app.Label().For("scrubber").Class("control-label").Text("Moment"),
 		app.Input().Type("range").ID("scrubber").Min(0).Max(endMS).Step(float64(step)).Value(nowMS).
 			Disabled(!p.mounted).

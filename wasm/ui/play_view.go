@@ -249,7 +249,7 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 		app.Div().Class("canvas-wrap").Body(
 			app.Canvas().ID("timeline").Class("timeline").TabIndex(0).
 				Aria("label", "Timeline of the run: lanes with a bar per task, the waiting queue by priority, and counter tracks. "+
-					"Arrow keys move between tasks, Enter opens a task's details, Space plays or pauses, period steps, plus and minus zoom, 0 fits.").
+					"Arrow keys move between tasks, Enter opens a task's details, Space plays or pauses, period steps, comma steps back, plus and minus zoom, 0 fits.").
 				Aria("roledescription", "timeline").
 				Role("%s", "application"),
 			reading,

@@ -50,6 +50,7 @@ type Session struct {
 	log      *eventLog       // the run's whole event log
 	logQuery string          // the event log's filter
 	rw       rewind          // how far the run has been, and its latest fork (session_rewind.go)
+	cps      checkpoints     // runs parked at earlier moments, for Seek (session_checkpoint.go)
 }
 
 // replay is a trace loaded from a file.
@@ -83,25 +84,11 @@ func NewSession(sc sim.Scenario, preset string) (*Session, error) {
 // load replaces the run with a new one of sc. It keeps the old run when sc
 // cannot run. s.mu must be held (or s not yet shared).
 func (s *Session) load(sc sim.Scenario, preset string) error {
-	cfg := trace.Config{Name: "sluice " + sc.Primitive, MaxLog: panelLog, ThroughputWindow: rateWindow}
-	if k := sim.KindOf(sc.Primitive); k != nil && k.Tokens {
-		cfg.SlotName = "token" // a holder of w tokens is drawn on w of them
-	}
-	rec := trace.NewRecorder(cfg)
-	log := newEventLog(sc.Primitive, sim.Epoch, nil)
-	log.setQuery(s.logQuery)
-	run, err := sim.NewRunner(sc, sim.Config{Observe: observer(func(e core.Event) {
-		rec.Observe(e)
-		log.add(e)
-	}, sc.Primitive)})
+	set, err := newRunSet(sc, s.logQuery)
 	if err != nil {
 		return err
 	}
-	if sc.Limit > 0 {
-		// The recorder learns the limit from Resized events; the first
-		// one is the primitive's construction.
-		rec.Observe(core.Event{Kind: core.Resized, Time: sim.Epoch, Weight: int64(sc.Limit)})
-	}
+	run, rec, log := set.run, set.rec, set.log
 	s.stopRun()
 	s.sc, s.preset = run.Scenario(), preset
 	s.run, s.rec, s.log = run, rec, log
@@ -109,7 +96,7 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 	s.chunked, s.carry = false, 0
 	s.maxLimit, s.refused = sc.Limit, 0
 	s.replay = nil
-	s.rw = rewind{}
+	s.rw = rewind{gen: nextGen()}
 	all := s.sc
 	all.Bursts = s.sc.AllBursts()
 	s.levels = scenarioLevels(all)
@@ -178,6 +165,7 @@ func (s *Session) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopRun()
+	s.cps.drop(0)
 }
 
 // Load replaces the scenario and starts it from virtual time 0, keeping
@@ -338,8 +326,10 @@ func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool
 		s.run.Advance(s.wholeMS(sim.FrameStep(real, s.speed())))
 		changed = s.run.Now() != before
 	default:
-		// Paused: time stands still, but what a click set off settles.
+		// Paused: time stands still, but what a click set off settles;
+		// the spare time builds checkpoints for rewinding.
 		s.run.Advance(0)
+		s.buildCheckpoints()
 	}
 	now := s.run.Now()
 	to := max(span, now+span/10)

@@ -22,6 +22,8 @@ import (
 // run: the later actions are dropped, and the new one is recorded at that
 // moment.
 type rewind struct {
+	gen     uint64        // the version of the scenario and its log: a new one with each load and each action (nextGen)
+	acted   bool          // the run took a person's action live: its messages word it so, and it is no checkpoint
 	horizon time.Duration // the furthest moment the run has reached since it was loaded or forked
 	note    string        // the latest fork, in words; "" if none
 	notes   int           // counts forks, so that the page tells each once
@@ -38,6 +40,9 @@ type Rewind struct {
 	// forks, so that a page tells each one once; "" and 0 if none.
 	Fork  string
 	Forks int
+	// Checkpoints counts the runs parked at earlier moments, which make a
+	// seek back quick (session_checkpoint.go).
+	Checkpoints int
 }
 
 // errNoRewind is returned by Seek when the log no longer replays the run.
@@ -84,7 +89,7 @@ func (s *Session) seek(t time.Duration) error {
 	// meanwhile saves a good part of the time (wasm has one thread), and
 	// so does giving the event log the room it had (rebuild).
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	if t < s.run.Now() {
+	if !s.fromCheckpoint(t) && t < s.run.Now() {
 		if err := s.rebuild(); err != nil {
 			return err
 		}
@@ -105,14 +110,27 @@ func (s *Session) handOver() {
 
 // rebuild replaces the runner with a fresh one of the same scenario and
 // log, at virtual time 0, keeping what the session knows of the run
-// (its horizon, its fork note, its preset). s.mu must be held.
+// (its horizon, its fork note, its preset), and parks the old one as a
+// checkpoint. s.mu must be held.
 func (s *Session) rebuild() error {
 	rw := s.rw
 	s.log.mu.Lock()
 	had := len(s.log.entries)
 	s.log.mu.Unlock()
+	// The run left behind is parked as a checkpoint for a later seek
+	// forward, rather than stopped.
+	cur := runSet{run: s.run, rec: s.rec, log: s.log}
+	keep := len(s.queued) == 0 && s.run.Now() > 0 && !rw.acted
+	rw.acted = false
+	if keep {
+		s.run = nil // load stops s.run
+	}
 	if err := s.load(s.sc, s.preset); err != nil {
+		s.run = cur.run // load changes nothing when it fails
 		return err
+	}
+	if keep {
+		s.cps.park(checkpoint{gen: rw.gen, at: cur.run.Now(), set: cur})
 	}
 	s.log.mu.Lock()
 	if len(s.log.entries) == 0 {
@@ -199,6 +217,8 @@ func (l *eventLog) lastAt(t time.Time, at bool) (time.Time, bool) {
 // actions, the run forks here: the horizon comes back to now, and the
 // fork's note says what was dropped. s.mu must be held.
 func (s *Session) fork(st sim.Step) {
+	s.rw.gen = nextGen() // the checkpoints of the old log are stale
+	s.rw.acted = s.rw.acted || changes(st)
 	left := s.run.LogLeft()
 	dropped := 0
 	if left > 0 {
@@ -235,7 +255,7 @@ func changes(st sim.Step) bool {
 
 // rewindPanel is the Rewind the panel shows. s.mu must be held.
 func (s *Session) rewindPanel() Rewind {
-	return Rewind{Horizon: s.horizonLocked(), Fork: s.rw.note, Forks: s.rw.notes}
+	return Rewind{Horizon: s.horizonLocked(), Fork: s.rw.note, Forks: s.rw.notes, Checkpoints: len(s.cps.parked)}
 }
 
 // formatMoment writes a moment of a run in seconds to the millisecond,

@@ -149,9 +149,32 @@ func fresh(t *testing.T, sc sim.Scenario, at time.Duration) runState {
 func TestSeekIsAFreshRun(t *testing.T) {
 	oneThread(t)
 	for _, id := range []string{"semaphore", "keyed-devices", "workqueue-cancel", "shared-limit"} {
-		t.Run(id, func(t *testing.T) {
-			s, sc := withWork(t, id)
-			end := s.Panel().Now
+		t.Run(id, func(t *testing.T) { seekIsAFreshRun(t, id, false) })
+		t.Run(id+" from checkpoints", func(t *testing.T) { seekIsAFreshRun(t, id, true) })
+	}
+}
+
+// seekIsAFreshRun plays preset id with a person's work and seeks it back
+// and forth; with checkpoints, it lets the paused run build them first.
+func seekIsAFreshRun(t *testing.T, id string, checkpoints bool) {
+	if checkpoints {
+		defer ui.SetCheckpointFrom(1)()
+	}
+	s, sc := withWork(t, id)
+	end := s.Panel().Now
+	if checkpoints {
+		for range 2000 {
+			if len(ui.SessionCheckpoints(s)) >= 4 {
+				break
+			}
+			s.Frame(0, ui.SpanFor)
+		}
+		if got := ui.SessionCheckpoints(s); len(got) < 4 {
+			t.Fatalf("the paused run built checkpoints at %v, want 4", got)
+		}
+	}
+	{
+		{
 			for _, at := range []time.Duration{1200 * time.Millisecond, 0, 2500 * time.Millisecond, 1500 * time.Millisecond, time.Second, end / 2, end, 700 * time.Millisecond} {
 				if err := s.Seek(at); err != nil {
 					t.Fatalf("Seek(%v): %v", at, err)
@@ -174,7 +197,7 @@ func TestSeekIsAFreshRun(t *testing.T) {
 			}
 			playTo(t, s, 30*time.Second)
 			diffStates(t, "played on from 1.2 s", stateOf(s), fresh(t, sc, 30*time.Second))
-		})
+		}
 	}
 }
 
