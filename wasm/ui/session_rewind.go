@@ -56,13 +56,15 @@ func (s *Session) horizonLocked() time.Duration {
 
 // Seek shows the run at virtual time t (since 0): the state a fresh run of
 // the scenario and its log reaches when its clock is advanced to t, with
-// every action logged at or before t done and none after. It pauses. A
-// moment before the current one rebuilds the run and replays it from 0
-// (blocking while it catches up, which takes no virtual time but real time
-// in proportion to the events up to t); a later one moves the run on from
-// where it is. The log keeps its later actions: playing on from t replays
-// them, and the run goes on exactly as it did. t is clamped to 0..1 hour
-// and counts in whole milliseconds, as the log does.
+// every action logged at or before t done and none after. It pauses. It
+// moves on the latest run it has at or before t: the run itself, a
+// checkpoint (a run parked at an earlier moment, see buildCheckpoints),
+// or else a new run from 0, and blocks while that run catches up, which
+// takes no virtual time but real time in proportion to the events on the
+// way; a run it leaves past t is parked as a checkpoint. The log keeps
+// its later actions: playing on from t replays them, and the run goes on
+// exactly as it did. t is clamped to 0..1 hour and counts in whole
+// milliseconds, as the log does.
 //
 // Seek hands over what is left of a person's burst first. It fails, and
 // changes nothing, in replay (a loaded trace is shown) and when the log no
