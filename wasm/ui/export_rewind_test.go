@@ -32,11 +32,11 @@ func FormatMoment(d time.Duration) string         { return formatMoment(d) }
 func ParseMoment(v string) (time.Duration, error) { return parseMoment(v) }
 
 // SetCheckpointFrom makes runs of at least n tasks build checkpoints,
-// until the returned function restores the bound.
+// right after a seek, until the returned function restores the bounds.
 func SetCheckpointFrom(n int) (restore func()) {
-	old := checkpointFrom
-	checkpointFrom = n
-	return func() { checkpointFrom = old }
+	old, quiet := checkpointFrom, checkpointQuiet
+	checkpointFrom, checkpointQuiet = n, 0
+	return func() { checkpointFrom, checkpointQuiet = old, quiet }
 }
 
 // SessionCheckpoints returns the moments the session's checkpoints are

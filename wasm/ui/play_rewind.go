@@ -18,6 +18,7 @@ type playRewind struct {
 	seekTo  time.Duration // the moment last asked for: the scrubber shows it while seeking
 	moment  string        // the address bar's "&t=…", or ""
 	forks   int           // Panel.Rewind.Forks last told
+	took    time.Duration // the real time the last Session.Seek took
 }
 
 // seek shows the run at virtual time at: the scrubber, a drag of the
@@ -38,11 +39,14 @@ func (p *Play) seek(ctx app.Context, at time.Duration) {
 
 func (p *Play) runSeek(ctx app.Context, at time.Duration) {
 	ctx.Async(func() {
+		start := time.Now()
 		err := p.sess.Seek(at)
+		took := time.Since(start)
 		pn := p.sess.Panel()
 		sc, preset := p.sess.Scenario()
 		ctx.Dispatch(func(ctx app.Context) {
 			p.apply(pn, sc, preset)
+			p.rw.took = took
 			if err != nil {
 				p.fail(err)
 			}
@@ -121,8 +125,8 @@ func linkMoment() (time.Duration, bool, string) {
 // the moments the run has reached (0 to its horizon), which shows the
 // run at the moment it is set to, from a pointer, a finger or the
 // keyboard. A loaded trace has none. For tests, #rewind carries
-// data-seeking (a seek is in flight), data-horizon-ms and
-// data-checkpoints.
+// data-seeking (a seek is in flight), data-horizon-ms, data-checkpoints
+// and data-seek-ms (the real time the last Session.Seek took).
 func (p *Play) renderScrubber(phase string) app.UI {
 	if phase == "replay" {
 		return nil
@@ -142,7 +146,8 @@ func (p *Play) renderScrubber(phase string) app.UI {
 	return app.Div().ID("rewind").Class("scrubber").
 		DataSet("seeking", strconv.FormatBool(p.rw.seeking)).
 		DataSet("horizon-ms", end.Milliseconds()).
-		DataSet("checkpoints", p.panel.Rewind.Checkpoints).Body(
+		DataSet("checkpoints", p.panel.Rewind.Checkpoints).
+		DataSet("seek-ms", strconv.FormatFloat(float64(p.rw.took)/float64(time.Millisecond), 'f', 1, 64)).Body(
 		app.Label().For("scrubber").Class("control-label").Text("Moment"),
 		app.Input().Type("range").ID("scrubber").Min(0).Max(endMS).Step(float64(step)).Value(nowMS).
 			Disabled(!p.mounted).

@@ -63,6 +63,7 @@ func (r runSet) stop() {
 type checkpoints struct {
 	parked   []checkpoint // in order of at
 	building *checkpoint  // the one being built, towards its at
+	quiet    time.Time    // no building before this: a seek just ran, and the next may follow
 }
 
 type checkpoint struct {
@@ -71,15 +72,18 @@ type checkpoint struct {
 	set runSet
 }
 
-// Bounds on checkpoints. checkpointFrom is a variable so that tests can
-// build checkpoints of small runs.
-var checkpointFrom = 1_000 // tasks a run has before it gets checkpoints
+// Bounds on checkpoints. checkpointFrom and checkpointQuiet are
+// variables so that tests can build checkpoints of small runs at once.
+var (
+	checkpointFrom  = 1_000                  // tasks a run has before it gets checkpoints
+	checkpointQuiet = 500 * time.Millisecond // real time after a seek before building goes on
+)
 
 const (
-	checkpointParts  = 5                    // checkpoints at fifths of the horizon
+	checkpointParts  = 5                    // checkpoints at 0 (its events done) and at fifths of the horizon
 	checkpointBudget = 6 * time.Millisecond // real time a paused frame spends building
 	checkpointSlices = 2_000                // a building step advances the horizon / checkpointSlices
-	maxParked        = checkpointParts + 1
+	maxParked        = checkpointParts + 2
 )
 
 // gens numbers the versions of sessions' scenarios and logs.
@@ -105,13 +109,10 @@ func (c *checkpoints) drop(gen uint64) {
 	}
 }
 
-// park keeps cp, in order of at; with maxParked parked already, it stops
-// cp instead.
+// park keeps cp, in order of at. Stopping a run takes as long as
+// canceling its open tasks, so park never does: trim stops the
+// checkpoints beyond maxParked in a paused frame.
 func (c *checkpoints) park(cp checkpoint) {
-	if len(c.parked) >= maxParked {
-		cp.set.stop()
-		return
-	}
 	i, _ := slices.BinarySearchFunc(c.parked, cp.at, func(p checkpoint, at time.Duration) int { return int(p.at - at) })
 	c.parked = slices.Insert(c.parked, i, cp)
 }
@@ -131,16 +132,35 @@ func (c *checkpoints) take(t, after time.Duration) (checkpoint, bool) {
 	return checkpoint{}, false
 }
 
+// trim stops one parked checkpoint if more than maxParked are parked:
+// the one nearest the one before it, so that those left spread over the
+// run. It reports whether it stopped one.
+func (c *checkpoints) trim() bool {
+	if len(c.parked) <= maxParked {
+		return false
+	}
+	drop := 1
+	for i := 2; i < len(c.parked); i++ {
+		if c.parked[i].at-c.parked[i-1].at < c.parked[drop].at-c.parked[drop-1].at {
+			drop = i
+		}
+	}
+	c.parked[drop].set.stop()
+	c.parked = slices.Delete(c.parked, drop, drop+1)
+	return true
+}
+
 // wanted returns the next moment of horizon h a checkpoint should be
-// built at: the first fifth with no checkpoint within a tenth of h.
+// built at: 0, then the first fifth with no checkpoint within a tenth of
+// h.
 func (c *checkpoints) wanted(h time.Duration) (time.Duration, bool) {
-	for k := 1; k < checkpointParts; k++ {
+	for k := range checkpointParts {
 		at := (h * time.Duration(k) / checkpointParts).Truncate(time.Millisecond)
 		near := false
 		for _, cp := range c.parked {
-			near = near || (cp.at-at).Abs() < h/(2*checkpointParts)
+			near = near || cp.at == at || k > 0 && (cp.at-at).Abs() < h/(2*checkpointParts)
 		}
-		if !near && at > 0 {
+		if !near {
 			return at, true
 		}
 	}
@@ -153,7 +173,8 @@ func (c *checkpoints) wanted(h time.Duration) (time.Duration, bool) {
 func (s *Session) buildCheckpoints() {
 	c := &s.cps
 	c.drop(s.rw.gen)
-	if s.replay != nil || s.unlinked != "" || len(s.queued) > 0 || s.run.Stats().Tasks < checkpointFrom {
+	if s.replay != nil || s.unlinked != "" || len(s.queued) > 0 || time.Now().Before(c.quiet) ||
+		c.trim() || s.run.Stats().Tasks < checkpointFrom {
 		return
 	}
 	h := s.horizonLocked()
@@ -171,17 +192,19 @@ func (s *Session) buildCheckpoints() {
 	b := c.building
 	slice := max(time.Millisecond, (h / checkpointSlices).Truncate(time.Millisecond))
 	start := time.Now()
+	moved := false
 	for time.Since(start) < checkpointBudget {
 		now := b.set.run.Now()
-		if now >= b.at {
+		if now >= b.at && moved {
 			break
 		}
-		b.set.run.Advance(min(slice, b.at-now))
+		b.set.run.Advance(min(slice, b.at-now)) // at 0, Advance(0) does what is due at 0
+		moved = true
 		if b.set.run.Now() == now && b.set.run.Finished() {
 			break // the run ended before at: park it at its end
 		}
 	}
-	if now := b.set.run.Now(); now >= b.at || b.set.run.Finished() {
+	if now := b.set.run.Now(); moved && (now >= b.at || b.set.run.Finished()) {
 		c.building = nil
 		b.at = now
 		c.park(*b)
@@ -204,7 +227,7 @@ func (s *Session) fromCheckpoint(t time.Duration) bool {
 		return false
 	}
 	cur := runSet{run: s.run, rec: s.rec, log: s.log}
-	if len(s.queued) == 0 && s.run.Now() > cp.at && !s.rw.acted {
+	if len(s.queued) == 0 && !s.rw.acted {
 		c.park(checkpoint{gen: s.rw.gen, at: s.run.Now(), set: cur})
 	} else {
 		cur.stop()

@@ -99,6 +99,7 @@ func (s *Session) seek(t time.Duration) error {
 	s.run.Advance(t - s.run.Now())
 	s.rw.horizon = s.horizonLocked()
 	s.settled()
+	s.cps.quiet = time.Now().Add(checkpointQuiet)
 	return nil
 }
 
@@ -122,7 +123,7 @@ func (s *Session) rebuild() error {
 	// The run left behind is parked as a checkpoint for a later seek
 	// forward, rather than stopped.
 	cur := runSet{run: s.run, rec: s.rec, log: s.log}
-	keep := len(s.queued) == 0 && s.run.Now() > 0 && !rw.acted
+	keep := len(s.queued) == 0 && !rw.acted
 	rw.acted = false
 	if keep {
 		s.run = nil // load stops s.run
