@@ -53,8 +53,9 @@ func (r runSet) stop() {
 // checkpoint is a whole run (runner, recorder, event log) parked at a
 // moment: a seek to a moment at or after it moves it on from there, which
 // takes far less than a replay from 0, and it is used up. While a large
-// run is paused the spare time of each frame builds checkpoints at
-// fifths of the run's horizon, a slice of virtual time at a time; a seek
+// run that has been rewound (or moved to a moment) once is paused, the
+// spare time of each frame builds checkpoints at 0 and at fifths of the
+// run's horizon, a slice of virtual time at a time; a seek
 // back parks the run it leaves, unless that run took a person's action
 // live (its messages then word the action as the person's, where a replay
 // says the scenario's). A checkpoint belongs to one version of the
@@ -173,7 +174,7 @@ func (c *checkpoints) wanted(h time.Duration) (time.Duration, bool) {
 func (s *Session) buildCheckpoints() {
 	c := &s.cps
 	c.drop(s.rw.gen)
-	if s.replay != nil || s.unlinked != "" || len(s.queued) > 0 || time.Now().Before(c.quiet) ||
+	if !s.rw.sought || s.replay != nil || s.unlinked != "" || len(s.queued) > 0 || time.Now().Before(c.quiet) ||
 		c.trim() || s.run.Stats().Tasks < checkpointFrom {
 		return
 	}

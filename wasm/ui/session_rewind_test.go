@@ -155,7 +155,8 @@ func TestSeekIsAFreshRun(t *testing.T) {
 }
 
 // seekIsAFreshRun plays preset id with a person's work and seeks it back
-// and forth; with checkpoints, it lets the paused run build them first.
+// and forth; with checkpoints, it lets the paused run build them first
+// (at 0 and at fifths of the run).
 func seekIsAFreshRun(t *testing.T, id string, checkpoints bool) {
 	if checkpoints {
 		defer ui.SetCheckpointFrom(1)()
@@ -163,6 +164,10 @@ func seekIsAFreshRun(t *testing.T, id string, checkpoints bool) {
 	s, sc := withWork(t, id)
 	end := s.Panel().Now
 	if checkpoints {
+		// A run builds checkpoints once it has been moved to a moment.
+		if err := s.Seek(end); err != nil {
+			t.Fatal(err)
+		}
 		for range 2000 {
 			if len(ui.SessionCheckpoints(s)) >= 4 {
 				break
