@@ -200,9 +200,10 @@ test-e2e: test-tools
 
 # The perf probe (e2e/perf_test.go) reports, and does not assert: app.wasm
 # as served (gzip), navigation to the first interactive frame, the time
-# a frame takes with 1,000 tasks live, and the time to open a 200,000-task
+# a frame takes with 1,000 tasks live, the time to open a 200,000-task
 # JSON trace and a 1,000,000-event Go execution trace (written at test
-# time) with the longest task on the page's thread meanwhile.
+# time) with the longest task on the page's thread meanwhile, and
+# (e2e/perf_rewind_test.go) the time to land on a moment of a 10,000-task run.
 perf: test-tools
 	CHROMIUM=$(CHROMIUM) $(GO) test -tags 'e2e perf' -count=1 -run '^TestPerf' -v ./e2e/ 2>&1 | \
 		sed -e '/^=== RUN/d' -e '/^server:/d' -e '/^sluice: /d'

@@ -70,6 +70,8 @@ type Play struct {
 	keysText   string // the composer's key names, as typed
 	badList    string // the ID of a list input whose text was refused
 	badErr     string // why it was refused
+
+	rw playRewind // seeks, the moment in the address bar, forks told (play_rewind.go)
 }
 
 // noticeFor is how long a toast that is not an error stays up.
@@ -125,7 +127,14 @@ func (p *Play) OnMount(ctx app.Context) {
 	if problem != "" {
 		p.notice = notice{problem, "error"}
 	}
-	sess.SetPlaying(true)
+	at, paused, badMoment := linkMoment()
+	if problem == "" && badMoment != "" {
+		p.notice = notice{badMoment, "error"}
+	}
+	paused = paused && problem == ""
+	if !paused {
+		sess.SetPlaying(true)
+	}
 	p.panel = sess.Panel()
 	if problem != "" {
 		// The person's link stays in the address bar, so that a reload
@@ -136,6 +145,9 @@ func (p *Play) OnMount(ctx app.Context) {
 		p.syncURL(p.panel.Link)
 	}
 	p.stopLoop = startLoop(ctx, p)
+	if paused {
+		p.seek(ctx, at) // the link's moment, t=
+	}
 	if p.Embed {
 		if stop, err := watchHeight(); err == nil {
 			p.stopSize = stop
@@ -188,6 +200,10 @@ func (p *Play) OnNav(ctx app.Context) {
 	sc, err := sim.Decode(text)
 	if err != nil {
 		p.fail(fmt.Errorf("the link could not be opened: %v", err))
+		return
+	}
+	if at, ok, _ := linkMoment(); ok {
+		p.loadAt(ctx, sc, presetFor(sc), at)
 		return
 	}
 	p.load(ctx, sc, presetFor(sc), "")
@@ -259,17 +275,18 @@ func defaultBurst() sim.Burst {
 // syncURL puts the encoded scenario in the address bar, without
 // navigating, when it changed.
 func (p *Play) syncURL(link string) {
-	if link == "" || link == p.link {
+	moment := p.momentParam()
+	if link == "" || link == p.link && moment == p.rw.moment {
 		return
 	}
-	p.link = link
+	p.link, p.rw.moment = link, moment
 	path, _, _ := location()
-	replaceURL(path + "?v=" + strconv.Itoa(sim.Version) + sim.LinkPrefix + link)
+	replaceURL(path + "?v=" + strconv.Itoa(sim.Version) + moment + sim.LinkPrefix + link)
 }
 
 // shareURL returns the link to the current scenario on page path.
 func (p *Play) shareURL(path string) string {
-	return origin() + path + "?v=" + strconv.Itoa(sim.Version) + sim.LinkPrefix + p.link
+	return origin() + path + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + sim.LinkPrefix + p.link
 }
 
 // apply shows a panel the frame loop or a command produced.
@@ -282,6 +299,7 @@ func (p *Play) apply(pn Panel, sc sim.Scenario, preset string) {
 	if pn.Alert != "" {
 		p.notice = notice{pn.Alert, "error"}
 	}
+	p.tellFork(pn.Rewind)
 	p.syncURL(pn.Link)
 }
 
@@ -568,7 +586,7 @@ func (p *Play) onCopyLink(ctx app.Context, e app.Event) {
 
 func (p *Play) onCopyEmbed(ctx app.Context, e app.Event) {
 	path, _, _ := location()
-	src := embedURL(path) + "?v=" + strconv.Itoa(sim.Version) + sim.LinkPrefix + p.link
+	src := embedURL(path) + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + sim.LinkPrefix + p.link
 	p.snippet = embedSnippet(src)
 	p.copy(ctx, p.snippet, "Embed snippet copied: paste it into a documentation page.")
 }
