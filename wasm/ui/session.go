@@ -599,32 +599,34 @@ func (s *Session) Cancel(name string) error {
 
 // CancelAll cancels every task submitted and not ended.
 func (s *Session) CancelAll() error {
-	return s.act(sim.Action{Do: sim.ActionCancelAll}, func() error { s.run.CancelAll(); return nil })
+	return s.act(sim.Action{Do: sim.ActionCancelAll})
 }
 
 // Drain stops the primitive taking work and lets the accepted work finish.
 func (s *Session) Drain() error {
-	return s.act(sim.Action{Do: sim.ActionDrain}, func() error { s.run.Drain(); return nil })
+	return s.act(sim.Action{Do: sim.ActionDrain})
 }
 
 // CloseRun closes the primitive: queued work is canceled, running work has
 // its context canceled.
 func (s *Session) CloseRun() error {
-	return s.act(sim.Action{Do: sim.ActionClose}, func() error { s.run.Close(); return nil })
+	return s.act(sim.Action{Do: sim.ActionClose})
 }
 
 // SetLimit changes the primitive's limit now.
 func (s *Session) SetLimit(n int) error {
-	return s.act(sim.Action{Do: sim.ActionLimit, N: n}, func() error { return s.run.SetLimit(n) })
+	return s.act(sim.Action{Do: sim.ActionLimit, N: n})
 }
 
-func (s *Session) act(a sim.Action, do func() error) error {
+// act does a person's action through the runner, which logs it as a
+// replay of the link will, and records it in the scenario's log.
+func (s *Session) act(a sim.Action) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.replay != nil {
 		return errReplay
 	}
-	if err := do(); err != nil {
+	if err := s.run.Perform(a); err != nil {
 		return err
 	}
 	s.record(sim.Step{Do: a.Do, N: a.N})
