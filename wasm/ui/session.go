@@ -736,12 +736,13 @@ func notJSON(br *bufio.Reader) string {
 	case len(text) == 0 || text[0] == '{' || text[0] == '[':
 		return ""
 	case strings.HasPrefix(text, "go 1.") && strings.Contains(text, "trace"):
-		return "it is a Go execution trace (runtime/trace), which this playground does not read; " +
-			"open it with go tool trace, or record the service with core/trace's recorder, whose Chrome Trace JSON loads here"
+		return "it is a Go execution trace (runtime/trace), and this reader takes Chrome Trace Event JSON: " +
+			"the page reads Go execution traces in its Go-trace worker when one is chosen with “Load trace…” " +
+			"(a file that starts with \"go 1.\"), or open it with go tool trace"
 	case head[0] == 0x0a || head[0] == 0x12 || head[0] == 0x1a:
 		// A protocol buffer: a length-delimited field 1, 2 or 3, as
 		// Perfetto's Trace message (its packets) starts.
-		return "it looks like a Perfetto protobuf trace (.pftrace, .perfetto-trace), and this playground reads Chrome Trace Event JSON. " +
+		return "it looks like a Perfetto protobuf trace (.pftrace, .perfetto-trace), and this playground reads Chrome Trace Event JSON and Go execution traces. " +
 			"Convert it with Perfetto's traceconv (traceconv json trace.pftrace trace.json), or open it at ui.perfetto.dev"
 	}
 	return ""
