@@ -125,6 +125,32 @@ func (r *Runner) cancelWhere(match func(*task) bool) {
 	r.cancel(ts)
 }
 
+// Perform does a person's action, as the page's buttons do: a.Do is
+// ActionLimit (with a.N), ActionCancelAll, ActionDrain or ActionClose, and
+// a.AtMS is ignored. It logs a message saying what the person did (SetLimit
+// logs its own), so that a link's log, which replays each of these entries
+// through Perform, shows the same messages as the run it was taken from.
+// It returns SetLimit's error, having changed and logged nothing, and an
+// error for any other kind of action. It returns once the run is at rest.
+func (r *Runner) Perform(a Action) error {
+	switch a.Do {
+	case ActionLimit:
+		return r.SetLimit(a.N)
+	case ActionCancelAll:
+		r.logf(false, "", "you canceled every task")
+		r.CancelAll()
+	case ActionDrain:
+		r.logf(false, "", "you asked the %s to drain: it takes no new tasks and finishes those it has", r.noun())
+		r.Drain()
+	case ActionClose:
+		r.logf(false, "", "you closed the %s", r.noun())
+		r.Close()
+	default:
+		return fmt.Errorf("there is no action %q", a.Do)
+	}
+	return nil
+}
+
 // SetLimit changes the primitive's limit at run time: Semaphore.SetLimit,
 // WorkQueue/Processor SetParallelism, or SetLimit on the semaphore
 // consumers share. Growing starts waiting work at once; shrinking lets

@@ -405,7 +405,11 @@ func (r *Runner) replay(st Step) {
 		}
 	case StepPause, StepStep:
 	default:
-		r.act(Action{AtMS: st.AtMS, Do: st.Do, N: st.N})
+		// A person's action: the same call, and so the same messages, as
+		// when it was taken.
+		if err := r.Perform(Action{Do: st.Do, N: st.N}); err != nil {
+			r.logf(true, "", "the log's %s could not run: %v", st.Do, err)
+		}
 	}
 	r.settle()
 }

@@ -349,8 +349,12 @@ func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
 			counter("refused", "refused", pn.Refused, "ErrFull / ErrClosed", ""),
 			textCounter("throughput", "throughput", formatRate(pn.Throughput), throughputOf(pn)),
 			textCounter("oldest-wait", "oldest wait", formatSpan(pn.OldestWait), "age of the oldest waiter"),
-			counter("goroutines", "goroutines", pn.Goroutines, "live in this tab", ""),
 		)
+		if gv, gof := goroutinesShown(pn); pn.Phase == "replay" {
+			cards = append(cards, textCounter("goroutines", "goroutines", gv, gof))
+		} else {
+			cards = append(cards, counter("goroutines", "goroutines", pn.Goroutines, gof, ""))
+		}
 		if sim.KindOf(sc.Primitive).Keys || pn.Phase == "replay" && pn.Lanes > 0 {
 			cards = append(cards, counter("lanes", "live lanes", pn.Lanes, "keys with a lane", ""))
 		}
@@ -480,7 +484,7 @@ func (p *Play) renderDetails() app.UI {
 		app.Section().Class("card").Body(
 			app.H2().Class("card-title").Text("Wait before start, per priority"),
 			app.Table().ID("waits").Class("waits").Body(app.TBody().Body(rows...)),
-			app.P().Class("muted small").Text("Over the last 1,000 tasks of each priority that started; virtual time."),
+			app.P().Class("muted small").Text(waitsNote(pn)),
 		),
 		app.Section().Class("card").Body(
 			p.listHead("Event log", "log", pn.LogMatches, pn.LogTotal, "events of the whole run", p.logQuery, p.setLogQuery),

@@ -590,32 +590,34 @@ func (s *Session) Cancel(name string) error {
 
 // CancelAll cancels every task submitted and not ended.
 func (s *Session) CancelAll() error {
-	return s.act(sim.Action{Do: sim.ActionCancelAll}, func() error { s.run.CancelAll(); return nil })
+	return s.act(sim.Action{Do: sim.ActionCancelAll})
 }
 
 // Drain stops the primitive taking work and lets the accepted work finish.
 func (s *Session) Drain() error {
-	return s.act(sim.Action{Do: sim.ActionDrain}, func() error { s.run.Drain(); return nil })
+	return s.act(sim.Action{Do: sim.ActionDrain})
 }
 
 // CloseRun closes the primitive: queued work is canceled, running work has
 // its context canceled.
 func (s *Session) CloseRun() error {
-	return s.act(sim.Action{Do: sim.ActionClose}, func() error { s.run.Close(); return nil })
+	return s.act(sim.Action{Do: sim.ActionClose})
 }
 
 // SetLimit changes the primitive's limit now.
 func (s *Session) SetLimit(n int) error {
-	return s.act(sim.Action{Do: sim.ActionLimit, N: n}, func() error { return s.run.SetLimit(n) })
+	return s.act(sim.Action{Do: sim.ActionLimit, N: n})
 }
 
-func (s *Session) act(a sim.Action, do func() error) error {
+// act does a person's action through the runner, which logs it as a
+// replay of the link will, and records it in the scenario's log.
+func (s *Session) act(a sim.Action) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.replay != nil {
 		return errReplay
 	}
-	if err := do(); err != nil {
+	if err := s.run.Perform(a); err != nil {
 		return err
 	}
 	s.record(sim.Step{Do: a.Do, N: a.N})
@@ -725,12 +727,13 @@ func notJSON(br *bufio.Reader) string {
 	case len(text) == 0 || text[0] == '{' || text[0] == '[':
 		return ""
 	case strings.HasPrefix(text, "go 1.") && strings.Contains(text, "trace"):
-		return "it is a Go execution trace (runtime/trace), which this playground does not read; " +
-			"open it with go tool trace, or record the service with core/trace's recorder, whose Chrome Trace JSON loads here"
+		return "it is a Go execution trace (runtime/trace), and this reader takes Chrome Trace Event JSON: " +
+			"the page reads Go execution traces in its Go-trace worker when one is chosen with “Load trace…” " +
+			"(a file that starts with \"go 1.\"), or open it with go tool trace"
 	case head[0] == 0x0a || head[0] == 0x12 || head[0] == 0x1a:
 		// A protocol buffer: a length-delimited field 1, 2 or 3, as
 		// Perfetto's Trace message (its packets) starts.
-		return "it looks like a Perfetto protobuf trace (.pftrace, .perfetto-trace), and this playground reads Chrome Trace Event JSON. " +
+		return "it looks like a Perfetto protobuf trace (.pftrace, .perfetto-trace), and this playground reads Chrome Trace Event JSON and Go execution traces. " +
 			"Convert it with Perfetto's traceconv (traceconv json trace.pftrace trace.json), or open it at ui.perfetto.dev"
 	}
 	return ""

@@ -656,12 +656,16 @@ func TestLoadProtobufTrace(t *testing.T) {
 	}
 	defer s.Close()
 	for _, tc := range []struct {
-		name string
-		data []byte
-		want []string
+		name          string
+		data          []byte
+		want, notWant []string
 	}{
-		{"trace.pftrace", []byte{0x0a, 0x1c, 0x82, 0x01, 0x05, 0x0a, 0x03, 'f', 'o', 'o', 0x88, 0x01, 0x01}, []string{"Perfetto protobuf", "traceconv json"}},
-		{"trace.out", []byte("go 1.23 trace\x00\x00\x00\x01"), []string{"Go execution trace", "go tool trace"}},
+		{"trace.pftrace", []byte{0x0a, 0x1c, 0x82, 0x01, 0x05, 0x0a, 0x03, 'f', 'o', 'o', 0x88, 0x01, 0x01},
+			[]string{"Perfetto protobuf", "traceconv json", "Go execution traces"}, nil},
+		// The page reads Go execution traces in a worker; this reader,
+		// which takes JSON, sends a person there.
+		{"trace.out", []byte("go 1.23 trace\x00\x00\x00\x01"),
+			[]string{"Go execution trace", "go tool trace", "Go-trace worker", "Load trace"}, []string{"does not read"}},
 	} {
 		err := s.LoadTrace(bytes.NewReader(tc.data), tc.name)
 		if err == nil {
@@ -671,6 +675,11 @@ func TestLoadProtobufTrace(t *testing.T) {
 		for _, w := range tc.want {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("loading %s: %q, want it to say %q", tc.name, err, w)
+			}
+		}
+		for _, w := range tc.notWant {
+			if strings.Contains(err.Error(), w) {
+				t.Errorf("loading %s: %q, want it not to say %q", tc.name, err, w)
 			}
 		}
 	}

@@ -505,10 +505,28 @@ func (t *timeline) drawLaneBackgrounds(p painter, g *geometry, snap *trace.Snaps
 	}
 }
 
-// fit shortens s to fit width in font.
+// fit shortens s to fit width in font. What follows a label's last " · "
+// (a foreign trace's "· depth 2", a Go trace's queue's "· slot 3") or its
+// " (evicted)" tells apart lanes whose names begin alike, so it is kept
+// whole and the part before it is cut (a "process / " first), while a
+// rune of that part fits; else s is cut at its end.
 func (t *timeline) fit(p painter, s, font string, width float64) string {
 	if p.TextWidth(s, font) <= width {
 		return s
+	}
+	if head, tail := labelSuffix(s); tail != "" {
+		// A foreign trace's "process / thread": the lanes of a thread's
+		// depths lie under its own, which names the process.
+		if i := strings.LastIndex(head, " / "); i >= 0 {
+			head = head[i+len(" / "):]
+		}
+		r := []rune(head)
+		for n := len(r) - 1; n >= 1; n-- {
+			c := strings.TrimRight(string(r[:n]), " ") + "…" + tail
+			if p.TextWidth(c, font) <= width {
+				return c
+			}
+		}
 	}
 	r := []rune(s)
 	for n := len(r) - 1; n > 1; n-- {
@@ -518,6 +536,19 @@ func (t *timeline) fit(p painter, s, font string, width float64) string {
 		}
 	}
 	return "…"
+}
+
+// labelSuffix splits a label before the part that tells it apart from
+// lanes of the same name: its " (evicted)", or what follows its last
+// " · ". tail is "" when there is none.
+func labelSuffix(s string) (head, tail string) {
+	if h, ok := strings.CutSuffix(s, " (evicted)"); ok && h != "" {
+		return h, " (evicted)"
+	}
+	if i := strings.LastIndex(s, " · "); i > 0 {
+		return s[:i], s[i:]
+	}
+	return s, ""
 }
 
 // tickSteps are the time axis's tick intervals, from a microsecond to a
