@@ -570,7 +570,7 @@ func (p *Play) renderShare() app.UI {
 				Text("Download trace").OnClick(p.onDownload),
 			app.Label().Class("btn file-btn").For("load-trace").Body(
 				app.Text("Load trace…"),
-				app.Input().Type("file").ID("load-trace").Class("file-input").Accept("%s", ".json,application/json").
+				app.Input().Type("file").ID("load-trace").Class("file-input").Accept("%s", ".json,.out,.trace,application/json,application/octet-stream").
 					Disabled(!live).OnChange(p.onLoadTrace),
 			),
 		),
