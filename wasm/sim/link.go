@@ -69,6 +69,12 @@ func Decode(text string) (Scenario, error) {
 	if len(js) > MaxJSONLen {
 		return Scenario{}, fmt.Errorf("the link's scenario unpacks to more than %d KiB, far more than any scenario needs; it was not made by the playground", MaxJSONLen>>10)
 	}
+	return decodeJSON(js)
+}
+
+// decodeJSON reads a scenario's JSON as Decode does once the link's text
+// is unpacked: it checks the version, migrates, decodes and validates.
+func decodeJSON(js []byte) (Scenario, error) {
 	var head struct {
 		V *int `json:"v"`
 	}
@@ -84,7 +90,7 @@ func Decode(text string) (Scenario, error) {
 	case *head.V < 1:
 		return Scenario{}, fmt.Errorf("the link's scenario has format version %d, which no playground ever wrote", *head.V)
 	}
-	js, err = migrate(js, *head.V)
+	js, err := migrate(js, *head.V)
 	if err != nil {
 		return Scenario{}, err
 	}
