@@ -73,7 +73,7 @@ func Compare(a Scenario, ch Change) (Comparison, error) {
 // Validate reports whether the comparison can run: both scenarios run on
 // their own, B runs the same work as A (same seed, bursts, actions and
 // log; log entries may differ in Fired, the count of each run's own
-// events before them), B's primitive takes the same work (the same kind
+// events before them, and each run has its own pause and step marks), B's primitive takes the same work (the same kind
 // of tasks: keyed or not, sent to groups or not, with weights only where
 // B reads them, and as many groups), and B changes at least one setting.
 // It returns an *InvalidError whose problems name the run they are
@@ -161,19 +161,23 @@ func reflect2[T any](a, b []T) bool {
 	return bytes.Equal(ja, jb)
 }
 
-// sameLog reports whether two logs hold the same entries, Fired aside.
+// sameLog reports whether two logs hold the same entries, each run's own
+// marks aside (StepPause and StepStep, which change nothing in a run, and
+// which each run records at its own events) and each entry's Seq and
+// Fired (its number in its own log, and the count of its own run's
+// events before it).
 func sameLog(a, b []Step) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		x.Fired, y.Fired = 0, 0
-		if !reflect2([]Step{x}, []Step{y}) {
-			return false
+	acts := func(log []Step) []Step {
+		var out []Step
+		for _, st := range log {
+			if st.Do != StepPause && st.Do != StepStep {
+				st.Seq, st.Fired = 0, 0
+				out = append(out, st)
+			}
 		}
+		return out
 	}
-	return true
+	return reflect2(acts(a), acts(b))
 }
 
 // Changes lists the settings B changes, as a person reads them:

@@ -48,6 +48,9 @@ type jsLoop struct {
 	// The animation frame callback only.
 	clampAt float64 // when markClamped ran last, ms
 
+	// Run B's canvas while a comparison is open (compare_loop_js.go).
+	b atomic.Pointer[canvasB]
+
 	// Frame goroutine only.
 	lastTS    float64
 	first     bool
@@ -339,6 +342,7 @@ func (l *jsLoop) stop() {
 	for _, r := range l.remove {
 		r()
 	}
+	l.detachB()
 	safejs.Global().Call("cancelAnimationFrame", l.rafID.Load())
 	for _, f := range l.funcs {
 		f.Release()
@@ -379,6 +383,9 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		l.drv.tl.Draw(l.paint, l.drv.frame, w, need, mouse)
 	}
 	if drew {
+		l.drawB(w)
+	}
+	if drew {
 		l.drv.stats.add(perfNow() - t0)
 	}
 	hover := l.drv.tl.Hover
@@ -395,11 +402,10 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 	}
 	if panelDue {
 		l.publish()
-		pn := p.sess.Panel()
-		sc, preset := p.sess.Scenario()
+		show := p.takePanels()
 		det, open := l.drv.refreshDetails()
 		ctx.Dispatch(func(app.Context) {
-			p.apply(pn, sc, preset)
+			show()
 			p.expireNotice(time.Now())
 			if open && p.details != nil && p.details.ID == det.ID {
 				p.details = &det

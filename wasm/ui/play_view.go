@@ -38,6 +38,7 @@ func (p *Play) Render() app.UI {
 		body = append(body,
 			p.renderTimeline(sc, preset, phase),
 			p.renderCounters(sc, true),
+			p.renderComparePanels(true),
 			app.Div().Class("embed-foot").Body(
 				app.Span().Class("muted").Text("Real core primitives, running in this frame."),
 				app.A().ID("open-playground").Href(p.openHref()).Target("_blank").Rel("noopener").Text("Open in the playground ↗"),
@@ -49,9 +50,11 @@ func (p *Play) Render() app.UI {
 			app.Div().Class("play-main").Body(
 				p.renderTimeline(sc, preset, phase),
 				p.renderCounters(sc, false),
+				p.renderComparePanels(false),
 				p.renderDetails(),
 				p.renderShare(),
 				p.renderCode(sc, phase),
+				p.renderCodeB(),
 			),
 		))
 	}
@@ -69,7 +72,7 @@ func (p *Play) openHref() string {
 	if p.link == "" {
 		return PathPlayground
 	}
-	return PathPlayground + "?v=" + strconv.Itoa(sim.Version) + sim.LinkPrefix + p.link
+	return PathPlayground + "?v=" + strconv.Itoa(sim.Version) + p.linkPrefix() + p.link
 }
 
 func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
@@ -166,7 +169,7 @@ func (p *Play) presetOptions(selected string) []app.UI {
 	for _, ps := range append(sim.Presets(), sim.Blank()) {
 		opts = append(opts, option(ps.ID, ps.Title, ps.ID == selected))
 	}
-	return opts
+	return append(opts, compareOptions(selected))
 }
 
 func (p *Play) renderNotice() app.UI {
@@ -245,6 +248,7 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 	return app.Section().Class("view").Body(
 		head,
 		p.renderZoom(),
+		p.renderRunLabel(sc),
 		app.Div().Class("canvas-wrap").Body(
 			app.Canvas().ID("timeline").Class("timeline").TabIndex(0).
 				Aria("label", "Timeline of the run: lanes with a bar per task, the waiting queue by priority, and counter tracks. "+
@@ -253,6 +257,7 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 				Role("%s", "application"),
 			reading,
 		),
+		p.renderCompareTimeline(),
 		p.renderSheet(),
 		p.renderActions(),
 		p.renderLegend(sc),
@@ -479,7 +484,7 @@ func (p *Play) renderDetails() app.UI {
 	}
 	return app.Div().Class("details").Body(
 		app.Section().Class("card").Body(
-			app.H2().Class("card-title").Text("Wait before start, per priority"),
+			app.H2().Class("card-title").Text(map[bool]string{true: "Run A: wait before start, per priority", false: "Wait before start, per priority"}[p.runB() != nil]),
 			app.Table().ID("waits").Class("waits").Body(app.TBody().Body(rows...)),
 			app.P().Class("muted small").Text("Over the last 1,000 tasks of each priority that started; virtual time."),
 		),
@@ -583,6 +588,7 @@ func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
 	return app.Aside().Class("side").Body(
 		p.renderPresets(preset),
 		p.renderSetup(sc),
+		p.renderCompareForm(sc),
 		p.renderCompose(sc),
 		p.renderRun(sc),
 	)
@@ -604,6 +610,7 @@ func (p *Play) renderPresets(selected string) app.UI {
 	return app.Section().Class("card").Body(
 		app.H2().Class("card-title").Text("Presets"),
 		app.Div().Class("presets").Body(items...),
+		p.comparePresetButtons(selected),
 	)
 }
 

@@ -1,0 +1,591 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/maxence-charriere/go-app/v9/pkg/app"
+
+	"sluice/wasm/sim"
+)
+
+// compareState is what Play knows of the comparison it shows, on the UI
+// goroutine. Run A is Play's own session; sess is run B's, or nil when no
+// comparison is open. The frame loop reaches run B through the driver
+// (driver.b), never through this.
+type compareState struct {
+	sess   *Session
+	base   sim.Comparison // as opened: its work without the person's later additions
+	preset string         // the comparison preset it came from, or ""
+	panel  Panel          // run B's, as last taken
+	scB    sim.Scenario   // run B's scenario, the person's work included
+	rows   []DiffRow
+	// draft is run B's setup in the "Compare with…" form: A's scenario
+	// with the settings the person changed.
+	draft sim.Scenario
+	form  bool // the form was opened: it shows the draft, not A's settings
+}
+
+// comparePanel is what a panel refresh takes of a comparison, off the UI
+// goroutine.
+type comparePanel struct {
+	sess *Session
+	B    Panel
+	ScB  sim.Scenario
+	Rows []DiffRow
+}
+
+// takePanels takes the panel of run A and, while a comparison is open,
+// of run B and their diff table, and returns what shows them on the UI
+// goroutine. It runs off the UI goroutine (the frame goroutine, or
+// ctx.Async). An update taken while a comparison opened or closed is
+// dropped: the next one, a few frames later, is right.
+func (p *Play) takePanels() func() {
+	pn := p.sess.Panel()
+	sc, preset := p.sess.Scenario()
+	b := p.drv.b.Load()
+	if b == nil {
+		return func() {
+			if p.cmp.sess != nil {
+				return
+			}
+			p.apply(pn, sc, preset)
+		}
+	}
+	cp := comparePanel{sess: b, B: b.Panel()}
+	cp.ScB, _ = b.Scenario()
+	cp.Rows = diffTable(pn, cp.B, p.sess.keyTable(), b.keyTable())
+	pn.Link = sim.Comparison{A: sc, B: cp.ScB}.Encode()
+	pn.Phase = bothPhase(pn.Phase, cp.B.Phase)
+	pn.Now = max(pn.Now, cp.B.Now)
+	if cp.B.Unlinked != "" && pn.Unlinked == "" {
+		pn.Unlinked = "run B: " + cp.B.Unlinked
+	}
+	return func() {
+		if p.cmp.sess != cp.sess {
+			return
+		}
+		p.cmp.panel, p.cmp.scB, p.cmp.rows = cp.B, cp.ScB, cp.Rows
+		p.apply(pn, sc, preset)
+	}
+}
+
+// linkPrefix is what precedes the encoded state in the page's links: a
+// comparison's or a scenario's.
+func (p *Play) linkPrefix() string {
+	if p.cmp.sess != nil {
+		return sim.ComparePrefix
+	}
+	return sim.LinkPrefix
+}
+
+// runB returns run B's session, or nil. UI goroutine only.
+func (p *Play) runB() *Session { return p.cmp.sess }
+
+// openComparison runs c: run A in the page's session, run B in a new one,
+// both from virtual time 0 and playing on one clock. preset names the
+// comparison preset c came from, or is "". A comparison already open is
+// closed first.
+func (p *Play) openComparison(ctx app.Context, c sim.Comparison, preset string) {
+	if p.sess == nil {
+		return
+	}
+	if err := c.Validate(); err != nil {
+		p.fail(err)
+		return
+	}
+	old := p.cmp.sess
+	p.drv.push(input{Kind: inputReset})
+	p.details = nil
+	p.notice = notice{}
+	p.cmp = compareState{base: c, preset: preset, draft: cloneScenario(c.B), scB: c.B}
+	p.preset, p.basis = preset, preset
+	p.limitNow = max(c.A.Limit, 1)
+	a, drv := p.sess, p.drv
+	ctx.Async(func() {
+		b, err := NewSession(c.B, "")
+		if err == nil {
+			drv.hold.Store(true) // neither run moves until both play
+			err = a.Load(c.A, preset)
+			if err == nil {
+				speed, _ := a.Scenario()
+				b.SetSpeed(speed.Speed)
+				drv.b.Store(b)
+				err = setPlayingBoth(a, b, true)
+			}
+			drv.hold.Store(false)
+		}
+		if old != nil && old != b {
+			old.Close()
+		}
+		if err != nil && b != nil {
+			drv.b.Store(nil)
+			b.Close()
+		}
+		ctx.Dispatch(func(app.Context) {
+			if err != nil {
+				p.cmp = compareState{}
+				p.fail(fmt.Errorf("the comparison could not start: %w", err))
+				return
+			}
+			p.cmp.sess = b
+		})
+		p.refresh(ctx)
+	})
+}
+
+// closeCompare ends the comparison, if one is open: run B stops and run A
+// goes on alone.
+func (p *Play) closeCompare(ctx app.Context) {
+	b := p.cmp.sess
+	p.cmp = compareState{}
+	if p.drv != nil {
+		p.drv.b.Store(nil)
+	}
+	if b != nil {
+		ctx.Async(b.Close) // waits for its goroutines: never on the UI goroutine
+	}
+}
+
+// changeOf returns the settings c's run B changes, as a sim.Change.
+func changeOf(c sim.Comparison) sim.Change {
+	var ch sim.Change
+	a, b := c.A, c.B
+	if a.Primitive != b.Primitive {
+		ch.Primitive = b.Primitive
+	}
+	if a.Limit != b.Limit {
+		ch.Limit = sim.Int(b.Limit)
+	}
+	if a.AgingMS != b.AgingMS {
+		ch.AgingMS = sim.Int(b.AgingMS)
+	}
+	if a.Capacity != b.Capacity {
+		ch.Capacity = sim.Int(b.Capacity)
+	}
+	if fmt.Sprint(a.Consumers) != fmt.Sprint(b.Consumers) {
+		ch.Groups = cloneScenario(b).Consumers
+	}
+	return ch
+}
+
+// editCompare runs the comparison again with run A's setup edited to a:
+// run B keeps the settings it changes. If B no longer fits, the
+// comparison closes and says why.
+func (p *Play) editCompare(ctx app.Context, a sim.Scenario) {
+	c, err := sim.Compare(a, changeOf(p.cmp.base))
+	if err != nil {
+		p.closeCompare(ctx)
+		p.load(ctx, a, presetFor(a), "")
+		p.fail(fmt.Errorf("the comparison was closed: with this setup %w", err))
+		return
+	}
+	p.openComparison(ctx, c, "")
+}
+
+// resetCompare starts the comparison again from 0 without the person's
+// work (the logs), as Reset does a single run.
+func (p *Play) resetCompare(ctx app.Context) {
+	c := p.cmp.base
+	c.A.Log, c.B.Log = nil, nil
+	p.openComparison(ctx, c, p.cmp.preset)
+}
+
+// onComparePreset opens a comparison preset.
+func (p *Play) onComparePreset(ctx app.Context, ps sim.Preset) {
+	c, err := sim.Compare(ps.Scenario, *ps.Compare)
+	if err != nil {
+		p.fail(err) // a preset always compares; its test says so
+		return
+	}
+	p.form = defaultBurst()
+	p.levelsText, p.keysText, p.badList, p.badErr = "", "", "", ""
+	p.openComparison(ctx, c, ps.ID)
+}
+
+// openLinked opens the comparison of the page's URL (#c=), when it has
+// one. It reports whether it did.
+func (p *Play) openLinked(ctx app.Context, hash string) bool {
+	text, ok := strings.CutPrefix(hash, sim.ComparePrefix)
+	if !ok {
+		return false
+	}
+	c, err := sim.DecodeComparison(text)
+	if err != nil {
+		p.fail(fmt.Errorf("the comparison link could not be opened: %w", err))
+		return true
+	}
+	p.openComparison(ctx, c, comparePresetFor(c))
+	return true
+}
+
+// comparePresetFor returns the ID of the comparison preset whose
+// comparison c is, at any speed, or "".
+func comparePresetFor(c sim.Comparison) string {
+	for _, ps := range sim.ComparePresets() {
+		pc, err := sim.Compare(ps.Scenario, *ps.Compare)
+		if err != nil {
+			continue
+		}
+		pc.A.Speed, pc.B.Speed = c.A.Speed, c.B.Speed
+		if pc.Encode() == c.Encode() {
+			return ps.ID
+		}
+	}
+	return ""
+}
+
+// onCompareStart opens a comparison of the run with the draft's settings,
+// or applies the draft to the comparison open.
+func (p *Play) onCompareStart(ctx app.Context, e app.Event) {
+	a := cloneScenario(p.sc)
+	d := p.draftB(a)
+	c, err := sim.Compare(a, changeOf(sim.Comparison{A: a, B: d}))
+	if err != nil {
+		p.fail(fmt.Errorf("cannot compare: %w", err))
+		return
+	}
+	p.openComparison(ctx, c, "")
+}
+
+func (p *Play) onCompareStop(ctx app.Context, e app.Event) {
+	if p.cmp.sess == nil {
+		return
+	}
+	p.closeCompare(ctx)
+	p.preset = ""
+	p.notice = notice{"Comparison closed: run A goes on alone.", "info"}
+	p.refresh(ctx)
+}
+
+// draftB returns the form's run B: the draft once the person changed it,
+// else A's settings with the limit doubled, a first change worth seeing.
+func (p *Play) draftB(sc sim.Scenario) sim.Scenario {
+	if p.cmp.form || p.cmp.sess != nil {
+		return cloneScenario(p.cmp.draft)
+	}
+	d := cloneScenario(sc)
+	if k := sim.KindOf(d.Primitive); k != nil && !k.HasGroups() {
+		d.Limit = min(max(d.Limit*2, 1), sim.MaxLimit)
+	} else {
+		d.Limit = min(d.Limit+2, sim.MaxLimit)
+	}
+	return d
+}
+
+// setDraft changes the form's run B.
+func (p *Play) setDraft(change func(d *sim.Scenario)) {
+	d := p.draftB(p.sc)
+	change(&d)
+	p.cmp.draft, p.cmp.form = d, true
+}
+
+// renderCompareForm draws "Compare with…": run B's setup, which starts
+// as run A's, and the button that runs both side by side.
+func (p *Play) renderCompareForm(sc sim.Scenario) app.UI {
+	on := p.mounted && p.panel.Phase != "replay"
+	d := p.draftB(sc)
+	d.Bursts, d.Log = sc.Bursts, sc.Log
+	kb := sim.KindOf(d.Primitive)
+	var prims []app.UI
+	for _, k := range sim.Kinds() {
+		if k.ID == sc.Primitive || sim.Fits(sc, k.ID) {
+			prims = append(prims, option(k.ID, k.Title, k.ID == d.Primitive))
+		}
+	}
+	num := func(id, label string, value, lo, hi int, set func(d *sim.Scenario, n int)) app.UI {
+		return app.Label().Class("field").Body(
+			app.Span().Class("field-label").Text(label),
+			app.Input().Type("number").ID(id).Class("input").Min(lo).Max(hi).Step(1).Value(value).Disabled(!on).
+				OnChange(func(ctx app.Context, e app.Event) {
+					s := strings.TrimSpace(ctx.JSSrc().Get("value").String())
+					n, err := strconv.Atoi(s)
+					if err != nil {
+						p.fail(fmt.Errorf("run B's %s must be a whole number; %q is not one", strings.ToLower(label), truncate(s, 20)))
+						return
+					}
+					p.setDraft(func(d *sim.Scenario) { set(d, n) })
+				}, id),
+		)
+	}
+	fields := []app.UI{
+		app.Label().Class("field").Body(
+			app.Span().Class("field-label").Text("Run B's primitive"),
+			app.Select().ID("compare-primitive").Class("select").Disabled(!on).OnChange(func(ctx app.Context, e app.Event) {
+				v := ctx.JSSrc().Get("value").String()
+				p.setDraft(func(d *sim.Scenario) {
+					d.Primitive = v
+					if k := sim.KindOf(v); k != nil && d.Limit < k.MinLimit {
+						d.Limit = k.MinLimit
+					}
+				})
+			}, "compare-primitive").Body(prims...),
+		),
+		num("compare-limit", "Run B's "+strings.ToLower(kb.LimitLabel), d.Limit, kb.MinLimit, sim.MaxLimit, func(d *sim.Scenario, n int) { d.Limit = n }),
+	}
+	if kb.Aging {
+		fields = append(fields, num("compare-aging", "Run B's aging step (ms)", d.AgingMS, 0, sim.MaxAgingMS, func(d *sim.Scenario, n int) { d.AgingMS = n }))
+	}
+	if kb.CapacityLabel != "" {
+		fields = append(fields, num("compare-capacity", "Run B's "+strings.ToLower(kb.CapacityLabel), d.Capacity, 0, sim.MaxCapacity, func(d *sim.Scenario, n int) { d.Capacity = n }))
+	}
+	if kb.HasGroups() {
+		for i := range d.Consumers {
+			name := kb.GroupName(i)
+			fields = append(fields, app.Div().Class("field-row").Body(
+				num(fmt.Sprintf("compare-%s-%d-size", kb.Groups, i+1), name+" "+kb.GroupSize, d.Consumers[i].Concurrency, 1, sim.MaxConcurrency,
+					func(d *sim.Scenario, n int) {
+						if i < len(d.Consumers) {
+							d.Consumers[i].Concurrency = n
+						}
+					}),
+				num(fmt.Sprintf("compare-%s-%d-priority", kb.Groups, i+1), name+" priority", d.Consumers[i].Priority, -1000, 1000,
+					func(d *sim.Scenario, n int) {
+						if i < len(d.Consumers) {
+							d.Consumers[i].Priority = n
+						}
+					}),
+			))
+		}
+	}
+	var changes []app.UI
+	if p.cmp.sess != nil {
+		for _, c := range p.cmp.base.Changes() {
+			changes = append(changes, app.Li().Text(c))
+		}
+	}
+	label, help := "Compare", "Runs this work twice on one clock: as it is (A) and with run B's settings (B)."
+	if p.cmp.sess != nil {
+		label, help = "Apply to run B", "Run B changes:"
+	}
+	return app.Section().ID("compare").Class("card").Aria("labelledby", "compare-title").Body(
+		app.H2().ID("compare-title").Class("card-title").Text("Compare with…"),
+		app.P().Class("muted small").Text(help),
+		app.If(len(changes) > 0, app.Ul().ID("compare-changes").Class("compare-changes").Body(changes...)),
+		app.Div().Class("fields").Body(fields...),
+		app.Div().Class("inline-form").Body(
+			app.Button().ID("compare-start").Class("btn btn-primary").Disabled(!on).Text(label).OnClick(p.onCompareStart),
+			app.If(p.cmp.sess != nil, app.Button().ID("compare-stop").Class("btn").Text("Stop comparing").OnClick(p.onCompareStop)),
+		),
+	)
+}
+
+// renderRunLabel names run A above its timeline while a comparison is
+// open; otherwise it is an empty placeholder, so that the timeline's
+// canvas keeps its place in the page.
+func (p *Play) renderRunLabel(sc sim.Scenario) app.UI {
+	if p.cmp.sess == nil {
+		return app.Div().ID("run-a-label").Class("run-label run-label-none")
+	}
+	return app.Div().ID("run-a-label").Class("run-label").Body(
+		app.Span().Class("run-tag run-tag-a").Text("A"),
+		app.Span().Class("run-sig").Text(tagText(sc)),
+	)
+}
+
+// renderCompareTimeline draws run B's timeline under run A's, on the same
+// time axis, while a comparison is open; otherwise an empty placeholder.
+func (p *Play) renderCompareTimeline() app.UI {
+	if p.cmp.sess == nil {
+		return app.Div().ID("compare-b").Class("compare-b compare-none")
+	}
+	return app.Div().ID("compare-b").Class("compare-b").Body(
+		app.Div().ID("run-b-label").Class("run-label").Body(
+			app.Span().Class("run-tag run-tag-b").Text("B"),
+			app.Span().Class("run-sig").Text(tagText(p.cmp.scB)),
+			app.Span().Class("run-changes muted").Text(strings.Join(p.cmp.base.Changes(), " · ")),
+		),
+		app.Div().Class("canvas-wrap").Body(
+			app.Canvas().ID("timeline-b").Class("timeline timeline-b").TabIndex(0).
+				Aria("label", "Timeline of run B, on run A's time axis: the same work with "+strings.Join(p.cmp.base.Changes(), ", ")+
+					". Plus and minus zoom both timelines, arrows pan, Space plays or pauses, period steps, 0 fits.").
+				Aria("roledescription", "timeline").
+				Role("%s", "application"),
+		),
+	)
+}
+
+// renderComparePanels draws, while a comparison is open, run B's own
+// counters and wait table and the diff table of the two runs.
+func (p *Play) renderComparePanels(compact bool) app.UI {
+	if p.cmp.sess == nil {
+		return app.Div().ID("compare-panels").Class("compare-none")
+	}
+	pn := p.cmp.panel
+	cards := []app.UI{
+		counter("b-running", "running", pn.Running, "", ""),
+		counter("b-waiting", "waiting", pn.Waiting, "", ""),
+		counter("b-done", "done", pn.Succeeded, "succeeded", ""),
+		counter("b-failed", "failed", pn.Failed, "returned an error", "bad"),
+		counter("b-canceled", "canceled", pn.Canceled, "", ""),
+		counter("b-panicked", "panicked", pn.Panicked, "recovered", "bad"),
+		counter("b-max-in-flight", "max in flight", max(pn.MaxRunning, int(pn.MaxTokens)), "", ""),
+		textCounter("b-throughput", "throughput", formatRate(pn.Throughput), "tasks ended, last 10 s"),
+	}
+	var waits app.UI
+	if !compact {
+		waits = app.Section().Class("card").Body(
+			app.H2().Class("card-title").Text("Run B: wait before start, per priority"),
+			app.Table().ID("waits-b").Class("waits").Body(app.TBody().Body(waitRows(pn)...)),
+		)
+	}
+	return app.Div().ID("compare-panels").Class("compare-panels").Body(
+		app.H2().Class("run-label run-label-stats").Body(
+			app.Span().Class("run-tag run-tag-b").Text("B"),
+			app.Text("Run B"),
+		),
+		app.Div().ID("stats-b").Class("counters counters-compact").DataSet("finished", strconv.FormatBool(pn.Finished)).
+			DataSet("tasks", pn.Tasks).DataSet("now-ms", pn.Now.Milliseconds()).Body(cards...),
+		&DiffTable{Rows: p.cmp.rows, Compact: compact},
+		waits,
+	)
+}
+
+// waitRows are the rows of a run's wait table, as renderDetails writes
+// run A's.
+func waitRows(pn Panel) []app.UI {
+	rows := []app.UI{app.Tr().Body(
+		app.Th().Text("priority"), app.Th().Text("tasks"), app.Th().Text("p50"), app.Th().Text("p95"), app.Th().Text("max"),
+	)}
+	for _, w := range pn.Waits {
+		dot := app.Span().Class("dot dot-" + prioClass(w.Priority))
+		if !classicLevels(pn.Levels) {
+			dot = app.Span().Class("dot " + levelClass(pn.Levels, w.Priority))
+		}
+		rows = append(rows, app.Tr().DataSet("priority", int(w.Priority)).Body(
+			app.Td().Body(dot, app.Text(priorityName(w.Priority))),
+			app.Td().Text(formatCount(w.Count)),
+			app.Td().Class("num").Text(formatSpan(w.P50)),
+			app.Td().Class("num").Text(formatSpan(w.P95)),
+			app.Td().Class("num").Text(formatSpan(w.Max)),
+		))
+	}
+	if len(pn.Waits) == 0 {
+		rows = append(rows, app.Tr().Body(app.Td().ColSpan(5).Class("muted").Text("No task has started yet.")))
+	}
+	return rows
+}
+
+// DiffTable is a comparison's diff table: per priority (and per key for
+// keyed work) the wait p50, p95 and max, then throughput and the tasks
+// done, failed, panicked and canceled, for run A and run B, B/A, and the
+// better run named in words (and drawn bold), never by colour alone.
+type DiffTable struct {
+	app.Compo
+
+	Rows    []DiffRow
+	Compact bool // the embed's: waits and totals only, no per-key rows
+}
+
+// Render draws the table.
+func (t *DiffTable) Render() app.UI {
+	head := app.Tr().Body(
+		app.Th().Scope("col").Text("measure"),
+		app.Th().Scope("col").Body(app.Span().Class("run-tag run-tag-a").Text("A")),
+		app.Th().Scope("col").Body(app.Span().Class("run-tag run-tag-b").Text("B")),
+		app.Th().Scope("col").Text("B/A"),
+		app.Th().Scope("col").Text("better"),
+	)
+	rows := []app.UI{head}
+	group := ""
+	for _, r := range t.Rows {
+		if t.Compact && strings.HasPrefix(r.ID, "key-") {
+			continue
+		}
+		if r.Group != group {
+			group = r.Group
+			rows = append(rows, app.Tr().Class("diff-group").Body(app.Th().Scope("colgroup").ColSpan(5).Text(group)))
+		}
+		ca, cb := "num", "num"
+		better := "same"
+		switch r.Better {
+		case "A":
+			ca += " diff-better"
+			better = "A better"
+		case "B":
+			cb += " diff-better"
+			better = "B better"
+		}
+		if r.Measure == "tasks started" {
+			better = ""
+		}
+		rows = append(rows, app.Tr().DataSet("row", r.ID).DataSet("better", r.Better).Body(
+			app.Th().Scope("row").Class("diff-measure").Text(r.Measure),
+			app.Td().Class(ca).DataSet("side", "a").Text(r.A),
+			app.Td().Class(cb).DataSet("side", "b").Text(r.B),
+			app.Td().Class("num").DataSet("side", "ratio").Text(r.Ratio),
+			app.Td().Class("diff-mark").Text(better),
+		))
+	}
+	return app.Section().ID("diff").Class("card diff").Body(
+		app.H2().Class("card-title").Text("A and B compared"),
+		app.Div().Class("diff-scroll").Body(
+			app.Table().ID("diff-table").Class("waits diff-table").Aria("label", "Run A and run B compared: waits, throughput and outcomes").
+				Body(app.TBody().Body(rows...)),
+		),
+		app.P().Class("muted small").Text("Each run's numbers as its own tables show them; B/A below 1 means B's is smaller. "+
+			"Lower waits, failures and cancels are better, higher throughput and work done."),
+	)
+}
+
+// renderCodeB draws run B's Go program under run A's while a comparison
+// is open.
+func (p *Play) renderCodeB() app.UI {
+	if p.cmp.sess == nil || p.panel.Phase == "replay" {
+		return app.Div().ID("code-b").Class("compare-none")
+	}
+	key := p.cmp.scB.Encode()
+	if codeMemoB.key != key {
+		codeMemoB.key, codeMemoB.code = key, p.cmp.scB.GoCode()
+	}
+	code := codeMemoB.code
+	lines := strings.Count(code, "\n")
+	return app.Section().ID("code-b").Class("card").DataSet("lines", lines).Body(
+		app.Div().Class("view-head").Body(
+			app.Div().Body(
+				app.H2().Class("card-title").Text("Go code of run B"),
+				app.P().Class("muted small").Text("Run B's program: the same work as run A's above, with "+strings.Join(p.cmp.base.Changes(), ", ")+"."),
+			),
+			app.Button().ID("copy-code-b").Class("btn").Text("Copy code of B").OnClick(func(ctx app.Context, e app.Event) {
+				p.copy(ctx, codeMemoB.code, "Code of run B copied.")
+			}),
+		),
+		app.Div().Class("share-out").Body(
+			app.Textarea().ID("code-text-b").Class("mono").ReadOnly(true).
+				Attr("wrap", "off").Attr("spellcheck", "false").
+				Aria("label", "Go program that runs run B").
+				Rows(min(lines, maxCodeRows)).Text(strings.ReplaceAll(code, "\t", "    ")),
+		),
+	)
+}
+
+// codeMemoB is codeMemo for run B's program. UI goroutine only.
+var codeMemoB struct{ key, code string }
+
+// comparePresetButtons are the comparison presets in the presets card.
+func (p *Play) comparePresetButtons(selected string) app.UI {
+	var items []app.UI
+	for _, ps := range sim.ComparePresets() {
+		class := "preset"
+		if ps.ID == selected {
+			class += " preset-active"
+		}
+		items = append(items, app.Button().ID("preset-"+ps.ID).Class(class).Disabled(!p.mounted).
+			DataSet("preset", ps.ID).OnClick(p.onPreset(ps.ID), ps.ID).Body(
+			app.Span().Class("preset-title").Text(ps.Title),
+			app.Span().Class("preset-kind").Text("A vs B"),
+		))
+	}
+	return app.Div().Class("presets presets-compare").Role("%s", "group").Aria("label", "Comparisons").Body(
+		append([]app.UI{app.H3().Class("presets-sub").Text("Comparisons")}, items...)...)
+}
+
+// compareOptions are the comparison presets in the preset picker.
+func compareOptions(selected string) app.UI {
+	var opts []app.UI
+	for _, ps := range sim.ComparePresets() {
+		opts = append(opts, option(ps.ID, ps.Title+" (A vs B)", ps.ID == selected))
+	}
+	return app.Elem("optgroup").Attr("label", "Comparisons").Body(opts...)
+}

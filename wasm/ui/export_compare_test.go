@@ -1,0 +1,27 @@
+package ui
+
+import "sluice/wasm/sim"
+
+// Hooks for the comparison's external tests.
+
+// PlayRunB returns the session of run B of the comparison a mounted Play
+// shows, or nil.
+func PlayRunB(p *Play) *Session { return p.cmp.sess }
+
+// DiffRows returns the diff table a mounted Play shows.
+func DiffRows(p *Play) []DiffRow { return p.cmp.rows }
+
+// DiffTableOf builds the diff table of two sessions' panels now.
+func DiffTableOf(a, b *Session) []DiffRow {
+	return diffTable(a.Panel(), b.Panel(), a.keyTable(), b.keyTable())
+}
+
+// StepBoth steps a comparison's two runs to the earlier of their next
+// events.
+func StepBoth(a, b *Session) bool { return stepBoth(a, b) }
+
+// PlayBoth plays or pauses a comparison's two runs.
+func PlayBoth(a, b *Session, on bool) error { return setPlayingBoth(a, b, on) }
+
+// ComparisonOf returns the comparison two sessions run.
+func ComparisonOf(a, b *Session) sim.Comparison { return comparison(a, b) }
