@@ -212,3 +212,32 @@ func TestCompareOneClock(t *testing.T) {
 		t.Errorf("logs A %+v and B %+v, want the same entries", cmp.A.Log, cmp.B.Log)
 	}
 }
+
+// "Compare with…" applied to an open comparison runs the new one.
+func TestCompareApply(t *testing.T) {
+	ps, _ := sim.PresetByID("compare-parallelism")
+	c, _ := sim.Compare(ps.Scenario, *ps.Compare)
+	p, disp := openCompare(t, c)
+	for range 5 {
+		ui.PlayFrame(disp, p, 50*time.Millisecond)
+		disp.Consume()
+	}
+	old := ui.PlayRunB(p)
+	ui.ApplyCompareLimit(disp, p, 3)
+	ui.ApplyCompareLimit(disp, p, 3) // a double click
+	for i := 0; ; i++ {
+		ui.PlayFrame(disp, p, 50*time.Millisecond)
+		disp.Consume()
+		if b := ui.PlayRunB(p); b != nil && b != old {
+			break
+		}
+		if i > 200 {
+			t.Fatalf("the comparison did not reopen; notice: %s", text(t, app.HTMLString(p), "message"))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	html := app.HTMLString(p)
+	if got := text(t, html, "compare"); !strings.Contains(got, "Parallelism: 2 → 3") {
+		t.Errorf("the compare form says %q, want the change Parallelism: 2 → 3", got)
+	}
+}

@@ -123,7 +123,7 @@ func (p *Play) openComparison(ctx app.Context, c sim.Comparison, preset string) 
 			drv.b.Store(nil)
 			b.Close()
 		}
-		ctx.Dispatch(func(app.Context) {
+		p.dispatch(ctx, func() {
 			if err != nil {
 				p.cmp = compareState{}
 				p.fail(fmt.Errorf("the comparison could not start: %w", err))
@@ -131,8 +131,16 @@ func (p *Play) openComparison(ctx app.Context, c sim.Comparison, preset string) 
 			}
 			p.cmp.sess = b
 		})
-		p.refresh(ctx)
+		p.dispatch(ctx, p.takePanels())
 	})
+}
+
+// dispatch runs fn on the UI goroutine with p as its source: the element
+// whose handler opened or closed a comparison may be gone from the page
+// by then, and go-app drops what is dispatched from an element no longer
+// in the page.
+func (p *Play) dispatch(ctx app.Context, fn func()) {
+	ctx.Dispatcher().Dispatch(app.Dispatch{Mode: app.Update, Source: p, Function: func(app.Context) { fn() }})
 }
 
 // closeCompare ends the comparison, if one is open: run B stops and run A
@@ -256,7 +264,7 @@ func (p *Play) onCompareStop(ctx app.Context, e app.Event) {
 	p.closeCompare(ctx)
 	p.preset = ""
 	p.notice = notice{"Comparison closed: run A goes on alone.", "info"}
-	p.refresh(ctx)
+	ctx.Async(func() { p.dispatch(ctx, p.takePanels()) })
 }
 
 // draftB returns the form's run B: the draft once the person changed it,
@@ -362,12 +370,14 @@ func (p *Play) renderCompareForm(sc sim.Scenario) app.UI {
 	return app.Section().ID("compare").Class("card").Aria("labelledby", "compare-title").Body(
 		app.H2().ID("compare-title").Class("card-title").Text("Compare with…"),
 		app.P().Class("muted small").Text(help),
-		app.If(len(changes) > 0, app.Ul().ID("compare-changes").Class("compare-changes").Body(changes...)),
-		app.Div().Class("fields").Body(fields...),
+		// The same elements whether a comparison is open or not, so that
+		// the buttons stay in the page while their handlers run.
+		app.Ul().ID("compare-changes").Class("compare-changes").Hidden(len(changes) == 0).Body(changes...),
 		app.Div().Class("inline-form").Body(
 			app.Button().ID("compare-start").Class("btn btn-primary").Disabled(!on).Text(label).OnClick(p.onCompareStart),
-			app.If(p.cmp.sess != nil, app.Button().ID("compare-stop").Class("btn").Text("Stop comparing").OnClick(p.onCompareStop)),
+			app.Button().ID("compare-stop").Class("btn").Hidden(p.cmp.sess == nil).Text("Stop comparing").OnClick(p.onCompareStop),
 		),
+		app.Div().Class("fields").Body(fields...),
 	)
 }
 
@@ -381,6 +391,18 @@ func (p *Play) renderRunLabel(sc sim.Scenario) app.UI {
 	return app.Div().ID("run-a-label").Class("run-label").Body(
 		app.Span().Class("run-tag run-tag-a").Text("A"),
 		app.Span().Class("run-sig").Text(tagText(sc)),
+	)
+}
+
+// renderStatsLabel names run A's counters while a comparison is open;
+// otherwise it is an empty placeholder.
+func (p *Play) renderStatsLabel() app.UI {
+	if p.cmp.sess == nil {
+		return app.Div().ID("stats-a-label").Class("run-label-none")
+	}
+	return app.H2().ID("stats-a-label").Class("run-label run-label-stats").Body(
+		app.Span().Class("run-tag run-tag-a").Text("A"),
+		app.Text("Run A"),
 	)
 }
 

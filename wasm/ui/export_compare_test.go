@@ -1,6 +1,10 @@
 package ui
 
-import "sluice/wasm/sim"
+import (
+	"github.com/maxence-charriere/go-app/v9/pkg/app"
+
+	"sluice/wasm/sim"
+)
 
 // Hooks for the comparison's external tests.
 
@@ -25,3 +29,14 @@ func PlayBoth(a, b *Session, on bool) error { return setPlayingBoth(a, b, on) }
 
 // ComparisonOf returns the comparison two sessions run.
 func ComparisonOf(a, b *Session) sim.Comparison { return comparison(a, b) }
+
+// ApplyCompareLimit sets run B's limit in the "Compare with…" form and
+// clicks its button.
+func ApplyCompareLimit(disp interface {
+	Dispatch(app.Dispatch)
+}, p *Play, n int) {
+	Act(disp.(app.Dispatcher), p, func(ctx app.Context) {
+		p.setDraft(func(d *sim.Scenario) { d.Limit = n })
+		p.onCompareStart(ctx, app.Event{})
+	})
+}

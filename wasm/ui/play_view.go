@@ -49,6 +49,7 @@ func (p *Play) Render() app.UI {
 			p.renderSide(sc, preset),
 			app.Div().Class("play-main").Body(
 				p.renderTimeline(sc, preset, phase),
+				p.renderStatsLabel(),
 				p.renderCounters(sc, false),
 				p.renderComparePanels(false),
 				p.renderDetails(),
