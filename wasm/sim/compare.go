@@ -186,25 +186,20 @@ func (c Comparison) Changes() []string {
 	a, b := c.A, c.B
 	ka, kb := KindOf(a.Primitive), KindOf(b.Primitive)
 	var out []string
-	if a.Primitive != b.Primitive {
-		out = append(out, fmt.Sprintf("Primitive: %s → %s", title(ka, a.Primitive), title(kb, b.Primitive)))
-	}
-	if a.Limit != b.Limit {
-		label := "Limit"
-		if kb != nil {
-			label = kb.LimitLabel
+	add := func(what, from, to string) {
+		if from != to {
+			out = append(out, what+": "+from+" → "+to)
 		}
-		out = append(out, fmt.Sprintf("%s: %s → %s", label, num(a.Limit), num(b.Limit)))
 	}
-	if a.AgingMS != b.AgingMS {
-		out = append(out, fmt.Sprintf("Aging: %s → %s", offOr(a.AgingMS), offOr(b.AgingMS)))
+	add("Primitive", title(ka, a.Primitive), title(kb, b.Primitive))
+	label := "Limit"
+	if kb != nil {
+		label = kb.LimitLabel
 	}
-	if a.Capacity != b.Capacity {
-		out = append(out, fmt.Sprintf("Capacity: %s → %s", unbounded(a.Capacity), unbounded(b.Capacity)))
-	}
-	if a.IdleMS != b.IdleMS {
-		out = append(out, fmt.Sprintf("Idle timeout: %s → %s", clockText(a.IdleMS), clockText(b.IdleMS)))
-	}
+	add(label, num(a.Limit), num(b.Limit))
+	add("Aging", offOr(a.AgingMS), offOr(b.AgingMS))
+	add("Capacity", unbounded(a.Capacity), unbounded(b.Capacity))
+	add("Idle timeout", clockText(a.IdleMS), clockText(b.IdleMS))
 	if kb != nil && kb.HasGroups() {
 		for i := range max(len(a.Consumers), len(b.Consumers)) {
 			var x, y Consumer
@@ -215,12 +210,8 @@ func (c Comparison) Changes() []string {
 				y = b.Consumers[i]
 			}
 			name := kb.GroupName(i)
-			if x.Concurrency != y.Concurrency {
-				out = append(out, fmt.Sprintf("%s %s: %d → %d", name, kb.groupSize(), x.Concurrency, y.Concurrency))
-			}
-			if x.Priority != y.Priority {
-				out = append(out, fmt.Sprintf("%s priority: %s → %s", name, priorityName(core.Priority(x.Priority)), priorityName(core.Priority(y.Priority))))
-			}
+			add(name+" "+kb.groupSize(), num(x.Concurrency), num(y.Concurrency))
+			add(name+" priority", priorityName(core.Priority(x.Priority)), priorityName(core.Priority(y.Priority)))
 		}
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"time"
 
@@ -186,11 +187,11 @@ func (s *Session) keyTable() []keyStats {
 			k.Canceled++
 		}
 	}
-	slices.SortFunc(keys, naturalCompare)
+	sort.Slice(keys, func(i, j int) bool { return naturalCompare(keys[i], keys[j]) < 0 })
 	out := make([]keyStats, 0, len(keys))
 	for _, key := range keys {
 		k := by[key]
-		slices.Sort(k.waits)
+		sort.Slice(k.waits, func(i, j int) bool { return k.waits[i] < k.waits[j] })
 		if n := len(k.waits); n > 0 {
 			k.Count = n
 			k.P50, k.P95, k.Max = rank(k.waits, 50), rank(k.waits, 95), k.waits[n-1]
@@ -235,38 +236,29 @@ const (
 // panicked and canceled. Each cell is written by the formatter of the
 // run's own table, so that the two read the same.
 func diffTable(a, b Panel, ka, kb []keyStats) []DiffRow {
-	var rows []DiffRow
-	add := func(id, group, measure string, va, vb float64, sa, sb string, how better) {
-		r := DiffRow{ID: id, Group: group, Measure: measure, A: sa, B: sb, Ratio: ratio(va, vb)}
-		switch {
-		case how == noBetter || va == vb:
-		case (vb < va) == (how == lowerBetter):
-			r.Better = "B"
-		default:
-			r.Better = "A"
-		}
-		rows = append(rows, r)
+	// One measure of both runs: a span, a count or a rate.
+	type measure struct {
+		id, group, name string
+		x, y            float64
+		kind            byte // 's' span, 'n' count, 'r' rate
+		how             better
 	}
-	span := func(id, group, measure string, x, y time.Duration) {
-		add(id, group, measure, float64(x), float64(y), formatSpan(x), formatSpan(y), lowerBetter)
-	}
-	count := func(id, group, measure string, x, y int, how better) {
-		add(id, group, measure, float64(x), float64(y), formatCount(x), formatCount(y), how)
-	}
+	var ms []measure
 	var prios []core.Priority
 	for _, w := range append(slices.Clone(a.Waits), b.Waits...) {
 		if !slices.Contains(prios, w.Priority) {
 			prios = append(prios, w.Priority)
 		}
 	}
-	slices.SortFunc(prios, func(x, y core.Priority) int { return int(y) - int(x) })
+	sort.Slice(prios, func(i, j int) bool { return prios[i] > prios[j] })
 	for _, pr := range prios {
 		wa, wb := waitOf(a, pr), waitOf(b, pr)
 		id, name := "wait-"+strconv.Itoa(int(pr)), priorityName(pr)
-		count(id+"-tasks", name, "tasks started", wa.Count, wb.Count, noBetter)
-		span(id+"-p50", name, "wait p50", wa.P50, wb.P50)
-		span(id+"-p95", name, "wait p95", wa.P95, wb.P95)
-		span(id+"-max", name, "wait max", wa.Max, wb.Max)
+		ms = append(ms,
+			measure{id + "-tasks", name, "tasks started", float64(wa.Count), float64(wb.Count), 'n', noBetter},
+			measure{id + "-p50", name, "wait p50", float64(wa.P50), float64(wb.P50), 's', lowerBetter},
+			measure{id + "-p95", name, "wait p95", float64(wa.P95), float64(wb.P95), 's', lowerBetter},
+			measure{id + "-max", name, "wait max", float64(wa.Max), float64(wb.Max), 's', lowerBetter})
 	}
 	var keys []string
 	for _, k := range append(slices.Clone(ka), kb...) {
@@ -274,23 +266,45 @@ func diffTable(a, b Panel, ka, kb []keyStats) []DiffRow {
 			keys = append(keys, k.Key)
 		}
 	}
-	slices.SortFunc(keys, naturalCompare)
+	sort.Slice(keys, func(i, j int) bool { return naturalCompare(keys[i], keys[j]) < 0 })
 	for _, key := range keys {
 		x, y := keyOf(ka, key), keyOf(kb, key)
 		id := "key-" + key
-		span(id+"-p50", key, "wait p50", x.P50, y.P50)
-		span(id+"-p95", key, "wait p95", x.P95, y.P95)
-		span(id+"-max", key, "wait max", x.Max, y.Max)
-		count(id+"-done", key, "done", x.Done, y.Done, higherBetter)
-		count(id+"-failed", key, "failed", x.Failed, y.Failed, lowerBetter)
-		count(id+"-canceled", key, "canceled", x.Canceled, y.Canceled, lowerBetter)
+		ms = append(ms,
+			measure{id + "-p50", key, "wait p50", float64(x.P50), float64(y.P50), 's', lowerBetter},
+			measure{id + "-p95", key, "wait p95", float64(x.P95), float64(y.P95), 's', lowerBetter},
+			measure{id + "-max", key, "wait max", float64(x.Max), float64(y.Max), 's', lowerBetter},
+			measure{id + "-done", key, "done", float64(x.Done), float64(y.Done), 'n', higherBetter},
+			measure{id + "-failed", key, "failed", float64(x.Failed), float64(y.Failed), 'n', lowerBetter},
+			measure{id + "-canceled", key, "canceled", float64(x.Canceled), float64(y.Canceled), 'n', lowerBetter})
 	}
 	const all = "All tasks"
-	add("throughput", all, "throughput", a.Throughput, b.Throughput, formatRate(a.Throughput), formatRate(b.Throughput), higherBetter)
-	count("done", all, "done", a.Succeeded, b.Succeeded, higherBetter)
-	count("failed", all, "failed", a.Failed, b.Failed, lowerBetter)
-	count("panicked", all, "panicked", a.Panicked, b.Panicked, lowerBetter)
-	count("canceled", all, "canceled", a.Canceled, b.Canceled, lowerBetter)
+	ms = append(ms,
+		measure{"throughput", all, "throughput", a.Throughput, b.Throughput, 'r', higherBetter},
+		measure{"done", all, "done", float64(a.Succeeded), float64(b.Succeeded), 'n', higherBetter},
+		measure{"failed", all, "failed", float64(a.Failed), float64(b.Failed), 'n', lowerBetter},
+		measure{"panicked", all, "panicked", float64(a.Panicked), float64(b.Panicked), 'n', lowerBetter},
+		measure{"canceled", all, "canceled", float64(a.Canceled), float64(b.Canceled), 'n', lowerBetter})
+	rows := make([]DiffRow, len(ms))
+	for i, m := range ms {
+		r := DiffRow{ID: m.id, Group: m.group, Measure: m.name, Ratio: ratio(m.x, m.y)}
+		switch m.kind {
+		case 's':
+			r.A, r.B = formatSpan(time.Duration(m.x)), formatSpan(time.Duration(m.y))
+		case 'n':
+			r.A, r.B = formatCount(int(m.x)), formatCount(int(m.y))
+		default:
+			r.A, r.B = formatRate(m.x), formatRate(m.y)
+		}
+		switch {
+		case m.how == noBetter || m.x == m.y:
+		case (m.y < m.x) == (m.how == lowerBetter):
+			r.Better = "B"
+		default:
+			r.Better = "A"
+		}
+		rows[i] = r
+	}
 	return rows
 }
 

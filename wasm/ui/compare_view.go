@@ -303,19 +303,9 @@ func (p *Play) renderCompareForm(sc sim.Scenario) app.UI {
 		}
 	}
 	num := func(id, label string, value, lo, hi int, set func(d *sim.Scenario, n int)) app.UI {
-		return app.Label().Class("field").Body(
-			app.Span().Class("field-label").Text(label),
-			app.Input().Type("number").ID(id).Class("input").Min(lo).Max(hi).Step(1).Value(value).Disabled(!on).
-				OnChange(func(ctx app.Context, e app.Event) {
-					s := strings.TrimSpace(ctx.JSSrc().Get("value").String())
-					n, err := strconv.Atoi(s)
-					if err != nil {
-						p.fail(fmt.Errorf("run B's %s must be a whole number; %q is not one", strings.ToLower(label), truncate(s, 20)))
-						return
-					}
-					p.setDraft(func(d *sim.Scenario) { set(d, n) })
-				}, id),
-		)
+		return p.numField(id, label, "", value, lo, hi, func(_ app.Context, n int) {
+			p.setDraft(func(d *sim.Scenario) { set(d, n) })
+		})
 	}
 	fields := []app.UI{
 		app.Label().Class("field").Body(
@@ -385,24 +375,24 @@ func (p *Play) renderCompareForm(sc sim.Scenario) app.UI {
 // open; otherwise it is an empty placeholder, so that the timeline's
 // canvas keeps its place in the page.
 func (p *Play) renderRunLabel(sc sim.Scenario) app.UI {
-	if p.cmp.sess == nil {
-		return app.Div().ID("run-a-label").Class("run-label run-label-none")
-	}
-	return app.Div().ID("run-a-label").Class("run-label").Body(
-		app.Span().Class("run-tag run-tag-a").Text("A"),
-		app.Span().Class("run-sig").Text(tagText(sc)),
-	)
+	return runLabel("run-a-label", "A", tagText(sc), p.cmp.sess != nil)
 }
 
 // renderStatsLabel names run A's counters while a comparison is open;
 // otherwise it is an empty placeholder.
 func (p *Play) renderStatsLabel() app.UI {
-	if p.cmp.sess == nil {
-		return app.Div().ID("stats-a-label").Class("run-label-none")
+	return runLabel("stats-a-label", "A", "Run A", p.cmp.sess != nil)
+}
+
+// runLabel is the label of a run, tag "A" or "B", or an empty placeholder
+// of the same element when off, so that what follows keeps its place.
+func runLabel(id, tag, text string, on bool) app.UI {
+	if !on {
+		return app.Div().ID(id).Class("run-label-none")
 	}
-	return app.H2().ID("stats-a-label").Class("run-label run-label-stats").Body(
-		app.Span().Class("run-tag run-tag-a").Text("A"),
-		app.Text("Run A"),
+	return app.Div().ID(id).Class("run-label").Body(
+		app.Span().Class("run-tag run-tag-"+strings.ToLower(tag)).Text(tag),
+		app.Span().Class("run-sig").Text(text),
 	)
 }
 
@@ -413,11 +403,7 @@ func (p *Play) renderCompareTimeline() app.UI {
 		return app.Div().ID("compare-b").Class("compare-b compare-none")
 	}
 	return app.Div().ID("compare-b").Class("compare-b").Body(
-		app.Div().ID("run-b-label").Class("run-label").Body(
-			app.Span().Class("run-tag run-tag-b").Text("B"),
-			app.Span().Class("run-sig").Text(tagText(p.cmp.scB)),
-			app.Span().Class("run-changes muted").Text(strings.Join(p.cmp.base.Changes(), " · ")),
-		),
+		runLabel("run-b-label", "B", tagText(p.cmp.scB)+"  ·  "+strings.Join(p.cmp.base.Changes(), " · "), true),
 		app.Div().Class("canvas-wrap").Body(
 			app.Canvas().ID("timeline-b").Class("timeline timeline-b").TabIndex(0).
 				Aria("label", "Timeline of run B, on run A's time axis: the same work with "+strings.Join(p.cmp.base.Changes(), ", ")+
@@ -453,13 +439,10 @@ func (p *Play) renderComparePanels(compact bool) app.UI {
 		)
 	}
 	return app.Div().ID("compare-panels").Class("compare-panels").Body(
-		app.H2().Class("run-label run-label-stats").Body(
-			app.Span().Class("run-tag run-tag-b").Text("B"),
-			app.Text("Run B"),
-		),
+		runLabel("stats-b-label", "B", "Run B", true),
 		app.Div().ID("stats-b").Class("counters counters-compact").DataSet("finished", strconv.FormatBool(pn.Finished)).
 			DataSet("tasks", pn.Tasks).DataSet("now-ms", pn.Now.Milliseconds()).Body(cards...),
-		&DiffTable{Rows: p.cmp.rows, Compact: compact},
+		diffTableUI(p.cmp.rows, compact),
 		waits,
 	)
 }
@@ -489,30 +472,22 @@ func waitRows(pn Panel) []app.UI {
 	return rows
 }
 
-// DiffTable is a comparison's diff table: per priority (and per key for
-// keyed work) the wait p50, p95 and max, then throughput and the tasks
-// done, failed, panicked and canceled, for run A and run B, B/A, and the
-// better run named in words (and drawn bold), never by colour alone.
-type DiffTable struct {
-	app.Compo
-
-	Rows    []DiffRow
-	Compact bool // the embed's: waits and totals only, no per-key rows
-}
-
-// Render draws the table.
-func (t *DiffTable) Render() app.UI {
-	head := app.Tr().Body(
+// diffTableUI draws a comparison's diff table: per priority (and per key
+// for keyed work, but in the compact embed) the wait p50, p95 and max,
+// then throughput and the tasks done, failed, panicked and canceled, for
+// run A and run B, B/A, and the better run named in words (and drawn
+// bold and underlined), never by colour alone.
+func diffTableUI(diff []DiffRow, compact bool) app.UI {
+	rows := []app.UI{app.Tr().Body(
 		app.Th().Scope("col").Text("measure"),
-		app.Th().Scope("col").Body(app.Span().Class("run-tag run-tag-a").Text("A")),
-		app.Th().Scope("col").Body(app.Span().Class("run-tag run-tag-b").Text("B")),
+		app.Th().Scope("col").Text("run A"),
+		app.Th().Scope("col").Text("run B"),
 		app.Th().Scope("col").Text("B/A"),
 		app.Th().Scope("col").Text("better"),
-	)
-	rows := []app.UI{head}
+	)}
 	group := ""
-	for _, r := range t.Rows {
-		if t.Compact && strings.HasPrefix(r.ID, "key-") {
+	for _, r := range diff {
+		if compact && strings.HasPrefix(r.ID, "key-") {
 			continue
 		}
 		if r.Group != group {
@@ -532,11 +507,11 @@ func (t *DiffTable) Render() app.UI {
 		if r.Measure == "tasks started" {
 			better = ""
 		}
-		rows = append(rows, app.Tr().DataSet("row", r.ID).DataSet("better", r.Better).Body(
+		rows = append(rows, app.Tr().DataSet("row", r.ID).Body(
 			app.Th().Scope("row").Class("diff-measure").Text(r.Measure),
-			app.Td().Class(ca).DataSet("side", "a").Text(r.A),
-			app.Td().Class(cb).DataSet("side", "b").Text(r.B),
-			app.Td().Class("num").DataSet("side", "ratio").Text(r.Ratio),
+			app.Td().Class(ca).Text(r.A),
+			app.Td().Class(cb).Text(r.B),
+			app.Td().Class("num").Text(r.Ratio),
 			app.Td().Class("diff-mark").Text(better),
 		))
 	}
@@ -561,25 +536,10 @@ func (p *Play) renderCodeB() app.UI {
 	if codeMemoB.key != key {
 		codeMemoB.key, codeMemoB.code = key, p.cmp.scB.GoCode()
 	}
-	code := codeMemoB.code
-	lines := strings.Count(code, "\n")
-	return app.Section().ID("code-b").Class("card").DataSet("lines", lines).Body(
-		app.Div().Class("view-head").Body(
-			app.Div().Body(
-				app.H2().Class("card-title").Text("Go code of run B"),
-				app.P().Class("muted small").Text("Run B's program: the same work as run A's above, with "+strings.Join(p.cmp.base.Changes(), ", ")+"."),
-			),
-			app.Button().ID("copy-code-b").Class("btn").Text("Copy code of B").OnClick(func(ctx app.Context, e app.Event) {
-				p.copy(ctx, codeMemoB.code, "Code of run B copied.")
-			}),
-		),
-		app.Div().Class("share-out").Body(
-			app.Textarea().ID("code-text-b").Class("mono").ReadOnly(true).
-				Attr("wrap", "off").Attr("spellcheck", "false").
-				Aria("label", "Go program that runs run B").
-				Rows(min(lines, maxCodeRows)).Text(strings.ReplaceAll(code, "\t", "    ")),
-		),
-	)
+	return p.codeCard("-b", "Go code of run B", "Run B's program: the same work as run A's above, with "+strings.Join(p.cmp.base.Changes(), ", ")+".",
+		"Copy code of B", "Go program that runs run B", codeMemoB.code, func(ctx app.Context, e app.Event) {
+			p.copy(ctx, codeMemoB.code, "Code of run B copied.")
+		})
 }
 
 // codeMemoB is codeMemo for run B's program. UI goroutine only.
@@ -587,20 +547,11 @@ var codeMemoB struct{ key, code string }
 
 // comparePresetButtons are the comparison presets in the presets card.
 func (p *Play) comparePresetButtons(selected string) app.UI {
-	var items []app.UI
+	items := []app.UI{app.H3().Class("presets-sub").Text("Comparisons")}
 	for _, ps := range sim.ComparePresets() {
-		class := "preset"
-		if ps.ID == selected {
-			class += " preset-active"
-		}
-		items = append(items, app.Button().ID("preset-"+ps.ID).Class(class).Disabled(!p.mounted).
-			DataSet("preset", ps.ID).OnClick(p.onPreset(ps.ID), ps.ID).Body(
-			app.Span().Class("preset-title").Text(ps.Title),
-			app.Span().Class("preset-kind").Text("A vs B"),
-		))
+		items = append(items, p.presetButton(ps, selected, "A vs B"))
 	}
-	return app.Div().Class("presets presets-compare").Role("%s", "group").Aria("label", "Comparisons").Body(
-		append([]app.UI{app.H3().Class("presets-sub").Text("Comparisons")}, items...)...)
+	return app.Div().Class("presets presets-compare").Role("%s", "group").Aria("label", "Comparisons").Body(items...)
 }
 
 // compareOptions are the comparison presets in the preset picker.

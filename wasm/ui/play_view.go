@@ -418,25 +418,7 @@ func counterCard(id, label, shown, value, of, state string) app.UI {
 
 func (p *Play) renderDetails() app.UI {
 	pn := p.panel
-	rows := []app.UI{app.Tr().Body(
-		app.Th().Text("priority"), app.Th().Text("tasks"), app.Th().Text("p50"), app.Th().Text("p95"), app.Th().Text("max"),
-	)}
-	for _, w := range pn.Waits {
-		dot := app.Span().Class("dot dot-" + prioClass(w.Priority))
-		if !classicLevels(pn.Levels) {
-			dot = app.Span().Class("dot " + levelClass(pn.Levels, w.Priority))
-		}
-		rows = append(rows, app.Tr().DataSet("priority", int(w.Priority)).Body(
-			app.Td().Body(dot, app.Text(priorityName(w.Priority))),
-			app.Td().Text(formatCount(w.Count)),
-			app.Td().Class("num").Text(formatSpan(w.P50)),
-			app.Td().Class("num").Text(formatSpan(w.P95)),
-			app.Td().Class("num").Text(formatSpan(w.Max)),
-		))
-	}
-	if len(pn.Waits) == 0 {
-		rows = append(rows, app.Tr().Body(app.Td().ColSpan(5).Class("muted").Text("No task has started yet.")))
-	}
+	rows := waitRows(pn)
 	// The panel holds the latest events that match the filter, out of the
 	// whole run: the session filters.
 	var log []app.UI
@@ -598,20 +580,26 @@ func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
 func (p *Play) renderPresets(selected string) app.UI {
 	var items []app.UI
 	for _, ps := range append(sim.Presets(), sim.Blank()) {
-		class := "preset"
-		if ps.ID == selected {
-			class += " preset-active"
-		}
-		items = append(items, app.Button().ID("preset-"+ps.ID).Class(class).Disabled(!p.mounted).
-			DataSet("preset", ps.ID).OnClick(p.onPreset(ps.ID), ps.ID).Body(
-			app.Span().Class("preset-title").Text(ps.Title),
-			app.Span().Class("preset-kind").Text(sim.KindOf(ps.Scenario.Primitive).Title),
-		))
+		items = append(items, p.presetButton(ps, selected, sim.KindOf(ps.Scenario.Primitive).Title))
 	}
 	return app.Section().Class("card").Body(
 		app.H2().Class("card-title").Text("Presets"),
 		app.Div().Class("presets").Body(items...),
 		p.comparePresetButtons(selected),
+	)
+}
+
+// presetButton is a preset's button in the presets card, kind said on
+// its right.
+func (p *Play) presetButton(ps sim.Preset, selected, kind string) app.UI {
+	class := "preset"
+	if ps.ID == selected {
+		class += " preset-active"
+	}
+	return app.Button().ID("preset-"+ps.ID).Class(class).Disabled(!p.mounted).
+		DataSet("preset", ps.ID).OnClick(p.onPreset(ps.ID), ps.ID).Body(
+		app.Span().Class("preset-title").Text(ps.Title),
+		app.Span().Class("preset-kind").Text(kind),
 	)
 }
 
