@@ -23,8 +23,9 @@ import (
 // B's. It returns A's error, or else B's, named as run B's. It is the one
 // place where a command reaches both runs of a comparison: play, pause,
 // speed, step, reset, bursts, cancels, drain, close and limit changes go
-// through it, and so does a rewind (Session.Seek): seeking both runs is
-// eachRun(a, b, func(s *Session) error { return s.Seek(t) }).
+// through it, and so does a rewind: Play.runSeek seeks both runs with
+// eachRun(a, b, func(s *Session) error { return s.Seek(t) }), and Step
+// back is stepBackBoth.
 func eachRun(a, b *Session, do func(*Session) error) error {
 	errA := do(a)
 	if b == nil {
@@ -89,6 +90,56 @@ func stepBoth(a, b *Session) bool {
 	return true
 }
 
+// stepBackBoth pauses both runs and shows them at the moment before the
+// latest moment either had an event at, so that stepBoth goes back to
+// where they were: the mirror of stepBoth. It reports false when neither
+// has an event to undo.
+func stepBackBoth(a, b *Session) bool {
+	if b == nil {
+		return a.StepBack()
+	}
+	la, pa, okA := a.lastEvents()
+	lb, pb, okB := b.lastEvents()
+	if !okA && !okB {
+		eachRun(a, b, func(s *Session) error { return s.SetPlaying(false) })
+		return false
+	}
+	latest := max(la, lb)
+	target := time.Duration(0)
+	for _, r := range []struct {
+		last, prev time.Duration
+		ok         bool
+	}{{la, pa, okA}, {lb, pb, okB}} {
+		switch {
+		case !r.ok:
+		case r.last < latest:
+			target = max(target, r.last)
+		default:
+			target = max(target, r.prev)
+		}
+	}
+	return eachRun(a, b, func(s *Session) error { return s.Seek(target) }) == nil
+}
+
+// lastEvents returns the time of the run's latest event at or before now
+// (after 0) and of the one before it (0 if none), as StepBack counts
+// events; false when there is none to undo.
+func (s *Session) lastEvents() (last, prev time.Duration, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replay != nil {
+		return 0, 0, false
+	}
+	l, ok := s.log.lastAt(sim.Epoch.Add(s.run.Now()), true)
+	if !ok || !l.After(sim.Epoch) {
+		return 0, 0, false
+	}
+	if p, ok := s.log.lastAt(l, false); ok {
+		prev = p.Sub(sim.Epoch)
+	}
+	return l.Sub(sim.Epoch), prev, true
+}
+
 // nextEvent returns when the session's next event is due: now when a
 // person's burst is still being handed over, else the run's next timer
 // or log entry.
@@ -106,7 +157,7 @@ func (s *Session) nextEvent() (time.Duration, bool) {
 
 // moveTo pauses the session and moves its run's clock to virtual time t
 // (never back), firing what is due by then: nothing, when t is not past
-// its next event.
+// its next event. It moves as Seek does.
 func (s *Session) moveTo(t time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -114,8 +165,8 @@ func (s *Session) moveTo(t time.Duration) {
 		return
 	}
 	s.playing = false
-	if now := s.run.Now(); t > now {
-		s.run.Advance(t - now)
+	if now := s.run.Now(); t > now && s.seek(t) != nil {
+		s.run.Advance(t - now) // a run whose log no longer replays it
 	}
 	if s.run.Finished() && s.run.Now() > 0 {
 		s.finished = true

@@ -51,6 +51,7 @@ func (d *driver) tickBoth(b *Session, p painter, real time.Duration, nowMS, w, h
 	d.cmp.tl.MinLabel = d.tl.OwnLabel
 	d.drawn = true
 	d.lastMouse, d.lastW, d.lastSnap, d.viewed, d.lastSel = mouse, w, d.frame.Snap, d.view, d.tl.Selected
+	d.noteNow()
 	changed := d.frame.Changed || d.cmp.frame.Changed
 	panelDue = changed && nowMS-d.lastPanel >= 50 || nowMS-d.lastPanel >= panelEvery || d.lastPanel == 0
 	if panelDue {

@@ -178,6 +178,25 @@ func TestCompareOneClock(t *testing.T) {
 		}
 		same("step " + strconv.Itoa(i))
 	}
+	// Step back, then step: both runs come back to the same moment and
+	// the same counts; a rewind moves both.
+	before := [2]ui.Panel{a.Panel(), b.Panel()}
+	if !ui.StepBackBoth(a, b) {
+		t.Fatalf("step back: nothing to undo")
+	}
+	same("step back")
+	if a.Panel().Now >= before[0].Now {
+		t.Errorf("step back left run A at %v, want before %v", a.Panel().Now, before[0].Now)
+	}
+	ui.StepBoth(a, b)
+	same("step back and step")
+	for i, s := range []*ui.Session{a, b} {
+		got := s.Panel()
+		if got.Now != before[i].Now || got.Succeeded != before[i].Succeeded || got.Running != before[i].Running || got.Waiting != before[i].Waiting {
+			t.Errorf("run %c after step back and step: now %v, %d done, %d running, %d waiting; before: %v, %d, %d, %d",
+				"AB"[i], got.Now, got.Succeeded, got.Running, got.Waiting, before[i].Now, before[i].Succeeded, before[i].Running, before[i].Waiting)
+		}
+	}
 	if err := ui.PlayBoth(a, b, true); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/maxence-charriere/go-app/v9/pkg/app"
 
@@ -88,6 +89,12 @@ func (p *Play) runB() *Session { return p.cmp.sess }
 // comparison preset c came from, or is "". A comparison already open is
 // closed first.
 func (p *Play) openComparison(ctx app.Context, c sim.Comparison, preset string) {
+	p.openComparisonAt(ctx, c, preset, -1)
+}
+
+// openComparisonAt is openComparison that shows both runs paused at
+// virtual time at (a link's t=), or plays them when at is negative.
+func (p *Play) openComparisonAt(ctx app.Context, c sim.Comparison, preset string, at time.Duration) {
 	if p.sess == nil {
 		return
 	}
@@ -112,7 +119,11 @@ func (p *Play) openComparison(ctx app.Context, c sim.Comparison, preset string) 
 				speed, _ := a.Scenario()
 				b.SetSpeed(speed.Speed)
 				drv.b.Store(b)
-				err = setPlayingBoth(a, b, true)
+				if at >= 0 {
+					err = eachRun(a, b, func(s *Session) error { return s.Seek(at) })
+				} else {
+					err = setPlayingBoth(a, b, true)
+				}
 			}
 			drv.hold.Store(false)
 		}
@@ -213,8 +224,9 @@ func (p *Play) onComparePreset(ctx app.Context, ps sim.Preset) {
 }
 
 // openLinked opens the comparison of the page's URL (#c=), when it has
-// one. It reports whether it did.
-func (p *Play) openLinked(ctx app.Context, hash string) bool {
+// one, paused at virtual time at (the link's t=) or, when at is negative,
+// playing. It reports whether it did.
+func (p *Play) openLinked(ctx app.Context, hash string, at time.Duration) bool {
 	text, ok := strings.CutPrefix(hash, sim.ComparePrefix)
 	if !ok {
 		return false
@@ -224,7 +236,7 @@ func (p *Play) openLinked(ctx app.Context, hash string) bool {
 		p.fail(fmt.Errorf("the comparison link could not be opened: %w", err))
 		return true
 	}
-	p.openComparison(ctx, c, comparePresetFor(c))
+	p.openComparisonAt(ctx, c, comparePresetFor(c), at)
 	return true
 }
 

@@ -38,6 +38,9 @@ type driver struct {
 	wasReplay bool   // the last frame was a replay: a change resets the view
 	details   uint64 // the task whose details sheet is open, or 0
 	lastSel   uint64
+	scrubbing bool // the now-line is being dragged (scrub.go)
+
+	nowX atomic.Uint64 // where the last frame drew the now-line, float64 bits of CSS pixels; NaN if not drawn
 
 	inMu   sync.Mutex
 	inputs []input // what the person did since the last frame
@@ -122,6 +125,7 @@ func (d *driver) tick(p painter, real time.Duration, nowMS, w, h float64, mouse 
 		d.drawn = true
 	}
 	d.lastMouse, d.lastW, d.lastSnap, d.viewed, d.lastSel = mouse, w, f.Snap, d.view, d.tl.Selected
+	d.noteNow()
 	panelDue = f.Changed && nowMS-d.lastPanel >= 50 || nowMS-d.lastPanel >= panelEvery || d.lastPanel == 0
 	if panelDue {
 		d.lastPanel = max(nowMS, 1)
@@ -178,6 +182,9 @@ const (
 	inputFit                    // back to the whole run or trace
 	inputClose                  // the details sheet was closed
 	inputReset                  // a new run: no selection, the default window
+
+	inputScrub    // the now-line dragged to X (scrub.go)
+	inputScrubEnd // the now-line let go at X
 )
 
 // input is one thing a person did on the timeline, recorded by the
@@ -200,11 +207,15 @@ const (
 	effectClose              // close the details sheet
 	effectPlay               // play or pause
 	effectStep               // step one event
+
+	effectStepBack // step back one event
+	effectSeek     // show the run at At
 )
 
 type effect struct {
 	Kind    effectKind
 	Details TaskDetails
+	At      time.Duration // effectSeek
 }
 
 // window returns the window the last frame drew.
@@ -246,6 +257,8 @@ func (d *driver) apply(in input) effect {
 		return effect{Kind: effectClose}
 	case inputKey:
 		return d.key(in, from, to)
+	case inputScrub, inputScrubEnd:
+		return d.scrub(in.X, in.Kind == inputScrubEnd)
 	}
 	return effect{}
 }
@@ -323,6 +336,8 @@ func (d *driver) key(in input, from, to time.Duration) effect {
 		return effect{Kind: effectPlay}
 	case ".":
 		return effect{Kind: effectStep}
+	case ",":
+		return effect{Kind: effectStepBack}
 	}
 	return effect{}
 }

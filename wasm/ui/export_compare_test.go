@@ -24,6 +24,9 @@ func DiffTableOf(a, b *Session) []DiffRow {
 // events.
 func StepBoth(a, b *Session) bool { return stepBoth(a, b) }
 
+// StepBackBoth steps a comparison's two runs back.
+func StepBackBoth(a, b *Session) bool { return stepBackBoth(a, b) }
+
 // PlayBoth plays or pauses a comparison's two runs.
 func PlayBoth(a, b *Session, on bool) error { return setPlayingBoth(a, b, on) }
 

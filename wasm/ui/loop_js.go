@@ -44,6 +44,7 @@ type jsLoop struct {
 	downAt   Point   // where the first pointer went down
 	moved    bool    // the pointers moved: no tap
 	pinch    float64 // the distance between two pointers, last seen
+	grab     bool    // the first pointer went down on the now-line: a drag moves the clock (scrub.go)
 
 	// The animation frame callback only.
 	clampAt float64 // when markClamped ran last, ms
@@ -55,6 +56,7 @@ type jsLoop struct {
 	lastTS    float64
 	first     bool
 	hovering  bool
+	onNow     bool // the mouse is on the now-line, which a drag moves
 	dataEvery float64
 }
 
@@ -105,7 +107,7 @@ func startLoop(ctx app.Context, p *Play) func() {
 			return
 		}
 		switch k {
-		case "ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "+", "=", "-", "_", "0", "f", "F", "Enter", "Escape", " ", ".":
+		case "ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "+", "=", "-", "_", "0", "f", "F", "Enter", "Escape", " ", ".", ",":
 		default:
 			return
 		}
@@ -157,8 +159,13 @@ func (l *jsLoop) listenPointers() {
 		id := num(e, "pointerId")
 		if len(l.pointers) == 0 {
 			l.downAt, l.moved = Point{X: x, Y: y, In: true}, false
+			l.grab = l.drv.nearNow(x, str(e, "pointerType"))
 		} else {
 			l.moved = true // a second finger: a pinch, not a tap
+			if l.grab {
+				l.grab = false
+				l.drv.push(input{Kind: inputScrubEnd, X: l.downAt.X})
+			}
 		}
 		l.pointers[id] = Point{X: x, Y: y, In: true}
 		l.pinch = l.spread()
@@ -182,7 +189,10 @@ func (l *jsLoop) listenPointers() {
 		l.pointers[id] = Point{X: x, Y: y, In: true}
 		switch len(l.pointers) {
 		case 1:
-			if l.moved {
+			switch {
+			case l.moved && l.grab:
+				l.drv.push(input{Kind: inputScrub, X: x})
+			case l.moved:
 				l.drv.push(input{Kind: inputPan, V: last.X - x})
 			}
 		case 2:
@@ -204,6 +214,13 @@ func (l *jsLoop) listenPointers() {
 			}
 			delete(l.pointers, id)
 			l.pinch = l.spread()
+			if l.grab && len(l.pointers) == 0 {
+				l.grab = false
+				if l.moved {
+					x, _ := offset(e)
+					l.drv.push(input{Kind: inputScrubEnd, X: x})
+				}
+			}
 			if tap && len(l.pointers) == 0 && !l.moved {
 				if b := num(e, "button"); b == 0 {
 					l.drv.push(input{Kind: inputTap, X: l.downAt.X, Y: l.downAt.Y})
@@ -389,6 +406,12 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		l.drv.stats.add(perfNow() - t0)
 	}
 	hover := l.drv.tl.Hover
+	if onNow := mouse.In && l.drv.nearNow(mouse.X, "mouse"); onNow != l.onNow {
+		l.onNow = onNow
+		if cl, err := l.canvas.Get("classList"); err == nil {
+			cl.Call("toggle", "on-now", onNow)
+		}
+	}
 	if hovering := hover != nil; hovering != l.hovering {
 		l.hovering = hovering
 		if cl, err := l.canvas.Get("classList"); err == nil {
@@ -429,6 +452,11 @@ func (l *jsLoop) handleInputs(ctx app.Context, p *Play) {
 			ctx.Dispatch(func(ctx app.Context) { p.onPlay(ctx, app.Event{}) })
 		case effectStep:
 			ctx.Dispatch(func(ctx app.Context) { p.onStep(ctx, app.Event{}) })
+		case effectStepBack:
+			ctx.Dispatch(func(ctx app.Context) { p.onStepBack(ctx, app.Event{}) })
+		case effectSeek:
+			at := ef.At
+			ctx.Dispatch(func(ctx app.Context) { p.seek(ctx, at) })
 		}
 	}
 }

@@ -56,6 +56,11 @@ func notes() app.UI {
 			item("Time", "Time is virtual: the primitive gets a clock through core.WithClock, and each animation frame moves it "+
 				"by the frame's duration times the speed. Pause stops it; Step fires the next event alone. A seed and the "+
 				"virtual clock make every run of a scenario the same."),
+			item("Rewind", "Drag the now-line on the timeline, or the Moment slider under it, back to any earlier moment; "+
+				"Step back (or the , key) undoes the latest event. The page replays the run from 0 to that moment on the virtual clock, "+
+				"so what it shows is exactly what the run showed then, and Play goes on as it went. Adding work, canceling, "+
+				"draining, closing or changing the limit there forks the run: the later actions are dropped, and the link "+
+				"replays the fork. A paused run's link carries its moment (t=) and opens there."),
 			item("Links and traces", "The address bar always holds the whole scenario (#s=), with the bursts and clicks you "+
 				"added at the time you added them, so a copied link replays the run. Download trace saves Chrome Trace Event "+
 				"JSON for ui.perfetto.dev; Load trace shows such a file here, read-only."),

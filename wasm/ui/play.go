@@ -69,6 +69,7 @@ type Play struct {
 	badErr     string // why it was refused
 
 	cmp compareState // the comparison open, if any (compare_view.go)
+	rw  playRewind   // seeks, the moment in the address bar, forks told (play_rewind.go)
 }
 
 // noticeFor is how long a toast that is not an error stays up.
@@ -125,7 +126,14 @@ func (p *Play) OnMount(ctx app.Context) {
 	if problem != "" {
 		p.notice = notice{problem, "error"}
 	}
-	sess.SetPlaying(true)
+	at, paused, badMoment := linkMoment()
+	if problem == "" && badMoment != "" {
+		p.notice = notice{badMoment, "error"}
+	}
+	paused = paused && problem == ""
+	if !paused {
+		sess.SetPlaying(true)
+	}
 	p.panel = sess.Panel()
 	if problem != "" {
 		// The person's link stays in the address bar, so that a reload
@@ -136,8 +144,14 @@ func (p *Play) OnMount(ctx app.Context) {
 		p.syncURL(p.panel.Link)
 	}
 	p.stopLoop = startLoop(ctx, p)
-	if versionProblem(query) == "" {
-		p.openLinked(ctx, hash)
+	switch {
+	case versionProblem(query) == "" && strings.HasPrefix(hash, sim.ComparePrefix):
+		if !paused {
+			at = -1
+		}
+		p.openLinked(ctx, hash, at) // both runs, at the link's moment if it has one
+	case paused:
+		p.seek(ctx, at) // the link's moment, t=
 	}
 	if p.Embed {
 		if stop, err := watchHeight(); err == nil {
@@ -179,7 +193,11 @@ func (p *Play) OnNav(ctx app.Context) {
 		return
 	}
 	if text, ok := strings.CutPrefix(hash, sim.ComparePrefix); ok && text != p.link && versionProblem(query) == "" {
-		p.openLinked(ctx, hash)
+		at, paused, _ := linkMoment()
+		if !paused {
+			at = -1
+		}
+		p.openLinked(ctx, hash, at)
 		return
 	}
 	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
@@ -266,17 +284,18 @@ func defaultBurst() sim.Burst {
 // syncURL puts the encoded scenario in the address bar, without
 // navigating, when it changed.
 func (p *Play) syncURL(link string) {
-	if link == "" || link == p.link {
+	moment := p.momentParam()
+	if link == "" || link == p.link && moment == p.rw.moment {
 		return
 	}
-	p.link = link
+	p.link, p.rw.moment = link, moment
 	path, _, _ := location()
-	replaceURL(path + "?v=" + strconv.Itoa(sim.Version) + p.linkPrefix() + link)
+	replaceURL(path + "?v=" + strconv.Itoa(sim.Version) + moment + p.linkPrefix() + link)
 }
 
 // shareURL returns the link to the current scenario on page path.
 func (p *Play) shareURL(path string) string {
-	return origin() + path + "?v=" + strconv.Itoa(sim.Version) + p.linkPrefix() + p.link
+	return origin() + path + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + p.linkPrefix() + p.link
 }
 
 // apply shows a panel the frame loop or a command produced.
@@ -289,6 +308,7 @@ func (p *Play) apply(pn Panel, sc sim.Scenario, preset string) {
 	if pn.Alert != "" {
 		p.notice = notice{pn.Alert, "error"}
 	}
+	p.tellFork(pn.Rewind)
 	p.syncURL(pn.Link)
 }
 
@@ -605,7 +625,7 @@ func (p *Play) onCopyLink(ctx app.Context, e app.Event) {
 
 func (p *Play) onCopyEmbed(ctx app.Context, e app.Event) {
 	path, _, _ := location()
-	src := embedURL(path) + "?v=" + strconv.Itoa(sim.Version) + p.linkPrefix() + p.link
+	src := embedURL(path) + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + p.linkPrefix() + p.link
 	p.snippet = embedSnippet(src)
 	p.copy(ctx, p.snippet, "Embed snippet copied: paste it into a documentation page.")
 }

@@ -73,7 +73,7 @@ func (p *Play) openHref() string {
 	if p.link == "" {
 		return PathPlayground
 	}
-	return PathPlayground + "?v=" + strconv.Itoa(sim.Version) + p.linkPrefix() + p.link
+	return PathPlayground + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + p.linkPrefix() + p.link
 }
 
 func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
@@ -111,6 +111,7 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 		app.Button().ID("step").Class("btn").Disabled(!live).
 			Title("%s", "Pause and fire the next event: a burst, an action, a task ending, a timer").
 			Text("Step").OnClick(p.onStep),
+		p.stepBackButton(live),
 		app.Label().Class("speed").Body(
 			app.Span().Class("control-label").Text("Speed"),
 			app.Input().Type("range").ID("speed").Min(0).Max(100).Step(1).
@@ -253,12 +254,13 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 		app.Div().Class("canvas-wrap").Body(
 			app.Canvas().ID("timeline").Class("timeline").TabIndex(0).
 				Aria("label", "Timeline of the run: lanes with a bar per task, the waiting queue by priority, and counter tracks. "+
-					"Arrow keys move between tasks, Enter opens a task's details, Space plays or pauses, period steps, plus and minus zoom, 0 fits.").
+					"Arrow keys move between tasks, Enter opens a task's details, Space plays or pauses, period steps, comma steps back, plus and minus zoom, 0 fits.").
 				Aria("roledescription", "timeline").
 				Role("%s", "application"),
 			reading,
 		),
 		p.renderCompareTimeline(),
+		p.renderScrubber(phase),
 		p.renderSheet(),
 		p.renderActions(),
 		p.renderLegend(sc),

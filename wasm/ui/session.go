@@ -49,6 +49,8 @@ type Session struct {
 	levels   []core.Priority // the priorities the run's tasks can have, sorted
 	log      *eventLog       // the run's whole event log
 	logQuery string          // the event log's filter
+	rw       rewind          // how far the run has been, and its latest fork (session_rewind.go)
+	cps      checkpoints     // runs parked at earlier moments, for Seek (session_checkpoint.go)
 }
 
 // replay is a trace loaded from a file.
@@ -82,25 +84,11 @@ func NewSession(sc sim.Scenario, preset string) (*Session, error) {
 // load replaces the run with a new one of sc. It keeps the old run when sc
 // cannot run. s.mu must be held (or s not yet shared).
 func (s *Session) load(sc sim.Scenario, preset string) error {
-	cfg := trace.Config{Name: "sluice " + sc.Primitive, MaxLog: panelLog, ThroughputWindow: rateWindow}
-	if k := sim.KindOf(sc.Primitive); k != nil && k.Tokens {
-		cfg.SlotName = "token" // a holder of w tokens is drawn on w of them
-	}
-	rec := trace.NewRecorder(cfg)
-	log := newEventLog(sc.Primitive, sim.Epoch, nil)
-	log.setQuery(s.logQuery)
-	run, err := sim.NewRunner(sc, sim.Config{Observe: observer(func(e core.Event) {
-		rec.Observe(e)
-		log.add(e)
-	}, sc.Primitive)})
+	set, err := newRunSet(sc, s.logQuery)
 	if err != nil {
 		return err
 	}
-	if sc.Limit > 0 {
-		// The recorder learns the limit from Resized events; the first
-		// one is the primitive's construction.
-		rec.Observe(core.Event{Kind: core.Resized, Time: sim.Epoch, Weight: int64(sc.Limit)})
-	}
+	run, rec, log := set.run, set.rec, set.log
 	s.stopRun()
 	s.sc, s.preset = run.Scenario(), preset
 	s.run, s.rec, s.log = run, rec, log
@@ -108,6 +96,7 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 	s.chunked, s.carry = false, 0
 	s.maxLimit, s.refused = sc.Limit, 0
 	s.replay = nil
+	s.rw = rewind{gen: nextGen()}
 	all := s.sc
 	all.Bursts = s.sc.AllBursts()
 	s.levels = scenarioLevels(all)
@@ -176,6 +165,7 @@ func (s *Session) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopRun()
+	s.cps.drop(0)
 }
 
 // Load replaces the scenario and starts it from virtual time 0, keeping
@@ -336,8 +326,10 @@ func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool
 		s.run.Advance(s.wholeMS(sim.FrameStep(real, s.speed())))
 		changed = s.run.Now() != before
 	default:
-		// Paused: time stands still, but what a click set off settles.
+		// Paused: time stands still, but what a click set off settles;
+		// the spare time builds checkpoints for rewinding.
 		s.run.Advance(0)
+		s.buildCheckpoints()
 	}
 	now := s.run.Now()
 	to := max(span, now+span/10)
@@ -526,9 +518,7 @@ func (s *Session) recordBurst(b sim.Burst) bool {
 // could hold the entry. s.mu must be held.
 func (s *Session) record(st sim.Step) bool {
 	s.chunked = false
-	if s.run.DropLog() > 0 {
-		s.sc.Log = s.run.Scenario().Log
-	}
+	s.fork(st)
 	st.AtMS = s.nowMS()
 	st.Fired = s.run.Clock().Fired()
 	st.Seq = len(s.sc.Log) + 1
@@ -822,6 +812,7 @@ type Panel struct {
 	// the latest.
 	MessageCount int
 	Trace        trace.Stats // the recorder's own totals
+	Rewind       Rewind      // how far the run reaches back and forth, and its latest fork
 }
 
 // SetLogQuery sets the event log's filter: Panel.Log then holds the
@@ -876,7 +867,7 @@ func (s *Session) Panel() Panel {
 		Tokens: st.Tokens, MaxTokens: st.MaxTokens, Lanes: st.Lanes, Goroutines: st.Goroutines,
 		Finished: s.finished || (st.Tasks > 0 && queued == 0 && s.run.Finished()),
 		Draining: st.Draining, Drained: st.Drained, Closing: st.Closing,
-		Origin: sim.Epoch, Levels: s.levels,
+		Origin: sim.Epoch, Levels: s.levels, Rewind: s.rewindPanel(),
 	}
 	switch {
 	case s.playing:

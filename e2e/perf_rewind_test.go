@@ -1,0 +1,87 @@
+//go:build e2e && perf
+
+package e2e
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"sluice/wasm/sim"
+)
+
+// TestPerfRewind reports, without asserting, how long the page takes to
+// land on a moment of a finished 10,000-task run when the scrubber is set
+// to it: from the input event to the page showing the run at that moment
+// (moved on from the latest checkpoint before the moment, or from where
+// the run is), once the paused page has built its checkpoints; and how
+// long building them takes. make perf runs it.
+func TestPerfRewind(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 1, Limit: 50, Speed: 10,
+		Bursts: []sim.Burst{{Count: sim.MaxTasks, MinMS: 100, MaxMS: 500, Priority: sim.PriorityMix{Low: 1, Normal: 2, High: 1}}}}
+	b := newBrowser(t)
+	b.run(t, "opening a 10,000-task run",
+		chromedp.Navigate(base+"/?v=2"+sim.LinkPrefix+sc.Encode()),
+		chromedp.WaitVisible(mounted),
+	)
+	b.finishedWith(t, "waiting for the 10,000 tasks to finish", sim.MaxTasks)
+	var end int
+	b.run(t, "reading the run's end", chromedp.Evaluate(`Number(document.querySelector('#stats').dataset.nowMs)`, &end))
+
+	// Paused, the page builds checkpoints (runs parked at fifths of the
+	// run) in each frame's spare time; a landing uses one up, and the
+	// next frames build it again.
+	const built = `Number(document.querySelector('#rewind').dataset.checkpoints) >= 4`
+	var ok bool
+	b.run(t, "pausing at the end", chromedp.Evaluate(`(() => {
+		const el = document.querySelector('#scrubber');
+		el.value = el.max;
+		el.dispatchEvent(new Event('input', {bubbles: true}));
+		return true;
+	})()`, &ok))
+	start := time.Now()
+	b.run(t, "waiting for the checkpoints", chromedp.Poll(built, &ok, chromedp.WithPollingTimeout(waitLong)))
+	report("checkpoints of the 10,000-task run built in the paused page's spare frame time: %.1f s", time.Since(start).Seconds())
+
+	var back, fwd, seeks []float64
+	now := end
+	for _, frac := range []float64{0.9, 0.1, 0.5, 0.3, 0.7, 0.2, 0.95, 0.05, 0.6, 0.4} {
+		at := int(frac*float64(end)) / 100 * 100 // the scrubber's step is 100 ms on a run this long
+		var ms float64
+		b.run(t, "waiting for the checkpoints", chromedp.Poll(built, &ok, chromedp.WithPollingTimeout(waitLong)))
+		b.run(t, fmt.Sprintf("landing on %d ms", at),
+			chromedp.Evaluate(fmt.Sprintf(`(() => {
+				const el = document.querySelector('#scrubber');
+				el.value = "%d";
+				window.sluiceSeekStart = performance.now();
+				el.dispatchEvent(new Event('input', {bubbles: true}));
+				return true;
+			})()`, at), new(bool)),
+			chromedp.Poll(fmt.Sprintf(`(() => {
+				const rw = document.querySelector('#rewind').dataset;
+				const s = document.querySelector('#stats').dataset;
+				return rw.seeking === "false" && Number(s.nowMs) === %d && performance.now() - window.sluiceSeekStart;
+			})()`, at), &ms, chromedp.WithPollingTimeout(waitLong), chromedp.WithPollingInterval(2e6)),
+		)
+		var seek float64
+		b.run(t, "reading the seek's own time", chromedp.Evaluate(`Number(document.querySelector('#rewind').dataset.seekMs)`, &seek))
+		seeks = append(seeks, seek)
+		if at < now {
+			back = append(back, ms)
+		} else {
+			fwd = append(fwd, ms)
+		}
+		now = at
+	}
+	b.checkErrors(t)
+	slices.Sort(back)
+	slices.Sort(fwd)
+	slices.Sort(seeks)
+	report("landing anywhere in a 10,000-task run (%s s long), scrubber input to the page at that moment: back median %.0f ms, worst %.0f ms over %d; forward median %.0f ms, worst %.0f ms over %d; target <= 100 ms",
+		fmt.Sprintf("%.1f", float64(end)/1000), back[len(back)/2], back[len(back)-1], len(back), fwd[len(fwd)/2], fwd[len(fwd)-1], len(fwd))
+	report("of which Session.Seek itself (the run moved to the moment): median %.0f ms, worst %.0f ms over %d", seeks[len(seeks)/2], seeks[len(seeks)-1], len(seeks))
+	b.run(t, "leaving the page", chromedp.Navigate("about:blank"))
+}

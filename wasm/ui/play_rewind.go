@@ -1,0 +1,167 @@
+package ui
+
+import (
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/maxence-charriere/go-app/v9/pkg/app"
+)
+
+// playRewind is what the page keeps of rewinding: the seek in flight and
+// the one asked for since, the moment the address bar carries, and the
+// forks already told. UI goroutine only.
+type playRewind struct {
+	seeking bool          // a seek runs in ctx.Async
+	seekTo  time.Duration // the moment last asked for: the scrubber shows it while seeking
+	moment  string        // the address bar's "&t=…", or ""
+	forks   int           // Panel.Rewind.Forks last told
+	took    time.Duration // the real time the last Session.Seek took
+}
+
+// seek shows the run at virtual time at: the scrubber, a drag of the
+// now-line and a link's t= call it. Only one seek runs at a time; the
+// moments asked for meanwhile (a drag asks for many) come down to the
+// latest, which runs next. UI goroutine only.
+func (p *Play) seek(ctx app.Context, at time.Duration) {
+	if p.sess == nil {
+		return
+	}
+	p.rw.seekTo = at
+	if p.rw.seeking {
+		return
+	}
+	p.rw.seeking = true
+	p.runSeek(ctx, at)
+}
+
+func (p *Play) runSeek(ctx app.Context, at time.Duration) {
+	b := p.runB() // a comparison's run B moves with run A (compare.go)
+	ctx.Async(func() {
+		start := time.Now()
+		err := eachRun(p.sess, b, func(s *Session) error { return s.Seek(at) })
+		took := time.Since(start)
+		show := p.takePanels()
+		ctx.Dispatch(func(ctx app.Context) {
+			show()
+			p.rw.took = took
+			if err != nil {
+				p.fail(err)
+			}
+			if p.rw.seekTo != at && err == nil {
+				p.runSeek(ctx, p.rw.seekTo)
+				return
+			}
+			p.rw.seeking = false
+		})
+	})
+}
+
+// onScrub follows the scrubber: a drag, a tap or a key moves the run to
+// the moment it shows, in milliseconds.
+func (p *Play) onScrub(ctx app.Context, e app.Event) {
+	v, err := strconv.ParseFloat(ctx.JSSrc().Get("value").String(), 64)
+	if err != nil || v < 0 {
+		return
+	}
+	p.seek(ctx, time.Duration(v)*time.Millisecond)
+}
+
+func (p *Play) onStepBack(ctx app.Context, e app.Event) {
+	b := p.runB()
+	p.command(ctx, "", func() error {
+		if !stepBackBoth(p.sess, b) {
+			return errors.New("nothing earlier to step back to: this is the run's first moment")
+		}
+		return nil
+	})
+}
+
+// tellFork shows a fork's note once, before the notice of the action that
+// forked the run. It is called with each panel.
+func (p *Play) tellFork(rw Rewind) {
+	if rw.Forks == p.rw.forks {
+		return
+	}
+	p.rw.forks = rw.Forks
+	if rw.Fork == "" {
+		return
+	}
+	text := rw.Fork + "."
+	if p.notice.Kind == "ok" && p.notice.Text != "" {
+		text += " " + p.notice.Text
+	}
+	p.notice = notice{text, "info"}
+}
+
+// momentParam is the address bar's "&t=…" for the panel shown: the
+// moment of a paused run, which a link then opens at, or "" while the run
+// plays, has finished, or a trace is shown.
+func (p *Play) momentParam() string {
+	if !p.mounted || p.panel.Phase != "paused" {
+		return ""
+	}
+	return "&t=" + formatMoment(p.panel.Now)
+}
+
+// linkMoment returns the moment a link's t= asks to open at, whether it
+// has one, and a problem a person can read when its t= is not a time.
+func linkMoment() (time.Duration, bool, string) {
+	_, query, _ := location()
+	q, err := url.ParseQuery(strings.TrimPrefix(query, "?"))
+	if err != nil || !q.Has("t") {
+		return 0, false, ""
+	}
+	at, err := parseMoment(q.Get("t"))
+	if err != nil {
+		msg := err.Error()
+		return 0, false, strings.ToUpper(msg[:1]) + msg[1:] + ": the run plays from the start."
+	}
+	return at, true, ""
+}
+
+// renderScrubber draws the scrubber under the timeline: a slider over
+// the moments the run has reached (0 to its horizon), which shows the
+// run at the moment it is set to, from a pointer, a finger or the
+// keyboard. A loaded trace has none. For tests, #rewind carries
+// data-seeking (a seek is in flight), data-horizon-ms, data-checkpoints
+// and data-seek-ms (the real time the last Session.Seek took).
+func (p *Play) renderScrubber(phase string) app.UI {
+	if phase == "replay" {
+		return nil
+	}
+	now := p.panel.Now
+	if p.rw.seeking {
+		now = p.rw.seekTo
+	}
+	end := max(p.panel.Rewind.Horizon, p.panel.Now, now)
+	// An arrow key moves by a step, Page Up and Down by a tenth.
+	step := 10
+	if end > 30*time.Second {
+		step = 100
+	}
+	nowMS, endMS := int(now/time.Millisecond), max(int(end/time.Millisecond)/step*step, step)
+	text := formatClock(now.Round(10*time.Millisecond)) + " of " + formatClock(end.Round(10*time.Millisecond))
+	return app.Div().ID("rewind").Class("scrubber").
+		DataSet("seeking", strconv.FormatBool(p.rw.seeking)).
+		DataSet("horizon-ms", end.Milliseconds()).
+		DataSet("checkpoints", p.panel.Rewind.Checkpoints).
+		DataSet("seek-ms", strconv.FormatFloat(float64(p.rw.took)/float64(time.Millisecond), 'f', 1, 64)).Body(
+		app.Label().For("scrubber").Class("control-label").Text("Moment"),
+		app.Input().Type("range").ID("scrubber").Min(0).Max(endMS).Step(float64(step)).Value(nowMS).
+			Disabled(!p.mounted).
+			Aria("label", "Moment of the run shown: drag back to rewind").
+			Aria("valuetext", text).
+			OnInput(p.onScrub),
+		app.Output().ID("scrubber-value").For("scrubber").Class("scrubber-value").Text(text),
+	)
+}
+
+// stepBackButton is the transport's "Step back", Step's twin.
+func (p *Play) stepBackButton(live bool) app.UI {
+	return app.Button().ID("step-back").Class("btn").Disabled(!live).
+		Title("%s", "Pause and undo the latest event: the run is shown at the event before it (,)").
+		Text("Step back").OnClick(p.onStepBack)
+}

@@ -1,0 +1,240 @@
+package ui
+
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"sluice/core"
+	"sluice/core/trace"
+	"sluice/wasm/sim"
+)
+
+// runSet is a run with the recorder and the event log that observe it.
+type runSet struct {
+	run *sim.Runner
+	rec *trace.Recorder
+	log *eventLog
+}
+
+// newRunSet makes a run of sc at virtual time 0, observed by a new
+// recorder and a new event log filtered by query. It returns the
+// scenario's problems, as sim.NewRunner does, when sc cannot run.
+func newRunSet(sc sim.Scenario, query string) (runSet, error) {
+	cfg := trace.Config{Name: "sluice " + sc.Primitive, MaxLog: panelLog, ThroughputWindow: rateWindow}
+	if k := sim.KindOf(sc.Primitive); k != nil && k.Tokens {
+		cfg.SlotName = "token" // a holder of w tokens is drawn on w of them
+	}
+	rec := trace.NewRecorder(cfg)
+	log := newEventLog(sc.Primitive, sim.Epoch, nil)
+	log.setQuery(query)
+	run, err := sim.NewRunner(sc, sim.Config{Observe: observer(func(e core.Event) {
+		rec.Observe(e)
+		log.add(e)
+	}, sc.Primitive)})
+	if err != nil {
+		return runSet{}, err
+	}
+	if sc.Limit > 0 {
+		// The recorder learns the limit from Resized events; the first
+		// one is the primitive's construction.
+		rec.Observe(core.Event{Kind: core.Resized, Time: sim.Epoch, Weight: int64(sc.Limit)})
+	}
+	return runSet{run: run, rec: rec, log: log}, nil
+}
+
+// stop ends the set's run and waits for its goroutines.
+func (r runSet) stop() {
+	r.run.Stop()
+	r.run.Wait()
+}
+
+// Checkpoints. A run of real goroutines cannot be copied, so a
+// checkpoint is a whole run (runner, recorder, event log) parked at a
+// moment: a seek to a moment at or after it moves it on from there, which
+// takes far less than a replay from 0, and it is used up. While a large
+// run that has been rewound (or moved to a moment) once is paused, the
+// spare time of each frame builds checkpoints at 0 and at fifths of the
+// run's horizon, a slice of virtual time at a time; a seek
+// back parks the run it leaves, unless that run took a person's action
+// live (its messages then word the action as the person's, where a replay
+// says the scenario's). A checkpoint belongs to one version of the
+// scenario and its log (rewind.gen): an action, a fork or a new scenario
+// leaves it stale, and it is stopped.
+type checkpoints struct {
+	parked   []checkpoint // in order of at
+	building *checkpoint  // the one being built, towards its at
+	quiet    time.Time    // no building before this: a seek just ran, and the next may follow
+}
+
+type checkpoint struct {
+	gen uint64        // the scenario and log it runs (rewind.gen)
+	at  time.Duration // where it is parked, or (building) is to be
+	set runSet
+}
+
+// Bounds on checkpoints. checkpointFrom and checkpointQuiet are
+// variables so that tests can build checkpoints of small runs at once.
+var (
+	checkpointFrom  = 1_000                  // tasks a run has before it gets checkpoints
+	checkpointQuiet = 500 * time.Millisecond // real time after a seek before building goes on
+)
+
+const (
+	checkpointParts  = 5                    // checkpoints at 0 (its events done) and at fifths of the horizon
+	checkpointBudget = 6 * time.Millisecond // real time a paused frame spends building
+	checkpointSlices = 2_000                // a building step advances the horizon / checkpointSlices
+	maxParked        = checkpointParts + 2
+)
+
+// gens numbers the versions of sessions' scenarios and logs.
+var gens atomic.Uint64
+
+func nextGen() uint64 { return gens.Add(1) }
+
+// drop stops and forgets the checkpoints not of gen (all with gen 0).
+func (c *checkpoints) drop(gen uint64) {
+	keep := c.parked[:0]
+	for _, cp := range c.parked {
+		if gen != 0 && cp.gen == gen {
+			keep = append(keep, cp)
+		} else {
+			cp.set.stop()
+		}
+	}
+	clear(c.parked[len(keep):])
+	c.parked = keep
+	if b := c.building; b != nil && (gen == 0 || b.gen != gen) {
+		b.set.stop()
+		c.building = nil
+	}
+}
+
+// park keeps cp, in order of at. Stopping a run takes as long as
+// canceling its open tasks, so park never does: trim stops the
+// checkpoints beyond maxParked in a paused frame.
+func (c *checkpoints) park(cp checkpoint) {
+	i, _ := slices.BinarySearchFunc(c.parked, cp.at, func(p checkpoint, at time.Duration) int { return int(p.at - at) })
+	c.parked = slices.Insert(c.parked, i, cp)
+}
+
+// take removes and returns the parked checkpoint latest at or before t,
+// and false if there is none or it is not after after.
+func (c *checkpoints) take(t, after time.Duration) (checkpoint, bool) {
+	for i := len(c.parked) - 1; i >= 0; i-- {
+		if cp := c.parked[i]; cp.at <= t {
+			if cp.at <= after {
+				break
+			}
+			c.parked = slices.Delete(c.parked, i, i+1)
+			return cp, true
+		}
+	}
+	return checkpoint{}, false
+}
+
+// trim stops one parked checkpoint if more than maxParked are parked:
+// the one nearest the one before it, so that those left spread over the
+// run. It reports whether it stopped one.
+func (c *checkpoints) trim() bool {
+	if len(c.parked) <= maxParked {
+		return false
+	}
+	drop := 1
+	for i := 2; i < len(c.parked); i++ {
+		if c.parked[i].at-c.parked[i-1].at < c.parked[drop].at-c.parked[drop-1].at {
+			drop = i
+		}
+	}
+	c.parked[drop].set.stop()
+	c.parked = slices.Delete(c.parked, drop, drop+1)
+	return true
+}
+
+// wanted returns the next moment of horizon h a checkpoint should be
+// built at: 0, then the first fifth with no checkpoint within a tenth of
+// h.
+func (c *checkpoints) wanted(h time.Duration) (time.Duration, bool) {
+	for k := range checkpointParts {
+		at := (h * time.Duration(k) / checkpointParts).Truncate(time.Millisecond)
+		near := false
+		for _, cp := range c.parked {
+			near = near || cp.at == at || k > 0 && (cp.at-at).Abs() < h/(2*checkpointParts)
+		}
+		if !near {
+			return at, true
+		}
+	}
+	return 0, false
+}
+
+// buildCheckpoints spends a paused frame's spare time building the next
+// checkpoint the run wants, if it is large enough to want any. s.mu must
+// be held.
+func (s *Session) buildCheckpoints() {
+	c := &s.cps
+	c.drop(s.rw.gen)
+	if !s.rw.sought || s.replay != nil || s.unlinked != "" || len(s.queued) > 0 || time.Now().Before(c.quiet) ||
+		c.trim() || s.run.Stats().Tasks < checkpointFrom {
+		return
+	}
+	h := s.horizonLocked()
+	if c.building == nil {
+		at, ok := c.wanted(h)
+		if !ok {
+			return
+		}
+		set, err := newRunSet(s.sc, s.logQuery)
+		if err != nil {
+			return
+		}
+		c.building = &checkpoint{gen: s.rw.gen, at: at, set: set}
+	}
+	b := c.building
+	slice := max(time.Millisecond, (h / checkpointSlices).Truncate(time.Millisecond))
+	start := time.Now()
+	moved := false
+	for time.Since(start) < checkpointBudget {
+		now := b.set.run.Now()
+		if now >= b.at && moved {
+			break
+		}
+		b.set.run.Advance(min(slice, b.at-now)) // at 0, Advance(0) does what is due at 0
+		moved = true
+		if b.set.run.Now() == now && b.set.run.Finished() {
+			break // the run ended before at: park it at its end
+		}
+	}
+	if now := b.set.run.Now(); moved && (now >= b.at || b.set.run.Finished()) {
+		c.building = nil
+		b.at = now
+		c.park(*b)
+	}
+}
+
+// fromCheckpoint makes the session's run the checkpoint latest at or
+// before t, if there is one and it is nearer t than the run (a run past
+// t cannot go back), and parks the run it replaces. It reports whether
+// it found one. s.mu must be held.
+func (s *Session) fromCheckpoint(t time.Duration) bool {
+	c := &s.cps
+	c.drop(s.rw.gen)
+	after := time.Duration(-1)
+	if now := s.run.Now(); now <= t {
+		after = now
+	}
+	cp, ok := c.take(t, after)
+	if !ok {
+		return false
+	}
+	cur := runSet{run: s.run, rec: s.rec, log: s.log}
+	if len(s.queued) == 0 && !s.rw.acted {
+		c.park(checkpoint{gen: s.rw.gen, at: s.run.Now(), set: cur})
+	} else {
+		cur.stop()
+	}
+	s.rw.acted = false
+	s.run, s.rec, s.log = cp.set.run, cp.set.rec, cp.set.log
+	s.log.setQuery(s.logQuery)
+	return true
+}

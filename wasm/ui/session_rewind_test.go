@@ -1,0 +1,315 @@
+package ui_test
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"sluice/core/trace"
+	"sluice/wasm/sim"
+	"sluice/wasm/ui"
+)
+
+// runState is what a person sees of a run at a moment: the counters and
+// the panel, the whole event log, the lanes and every task.
+type runState struct {
+	Panel  ui.Panel
+	Events []string
+	Lanes  []trace.Lane
+	Tasks  []trace.Task
+	Runner []sim.TaskInfo
+}
+
+// stateOf takes a frame (as the page does after a seek or a step) and
+// returns the session's state, without what says how it got there: the
+// phase, the link (a played run logs its pauses), the rewind horizon.
+func stateOf(s *ui.Session) runState {
+	s.Frame(0, ui.SpanFor)
+	pn := s.Panel()
+	// Goroutines counts the whole program's, the other session's too.
+	pn.Phase, pn.Link, pn.Rewind, pn.Alert, pn.Log, pn.Goroutines = "", "", ui.Rewind{}, "", nil, 0
+	snap := ui.SessionSnapshot(s)
+	var events []string
+	for _, e := range ui.SessionEvents(s) {
+		events = append(events, fmt.Sprintf("%v %v %d %s key=%q lane=%d w=%d p=%d %s",
+			e.Time.Sub(sim.Epoch), e.Kind, e.Task, e.Name, e.Key, e.Lane, e.Weight, e.Priority, e.Err))
+	}
+	return runState{Panel: pn, Events: events, Lanes: snap.Lanes, Tasks: snap.Tasks, Runner: ui.SessionTasks(s)}
+}
+
+// diffStates reports how got differs from want.
+func diffStates(t *testing.T, what string, got, want runState) {
+	t.Helper()
+	if len(got.Events) != len(want.Events) {
+		t.Errorf("%s: %d events, want %d", what, len(got.Events), len(want.Events))
+	}
+	for i := range min(len(got.Events), len(want.Events)) {
+		if got.Events[i] != want.Events[i] {
+			t.Errorf("%s: event %d = %s, want %s", what, i+1, got.Events[i], want.Events[i])
+			break
+		}
+	}
+	if !reflect.DeepEqual(got.Panel, want.Panel) {
+		t.Errorf("%s: panel\n%+v\nwant\n%+v", what, got.Panel, want.Panel)
+	}
+	if !reflect.DeepEqual(got.Lanes, want.Lanes) {
+		t.Errorf("%s: lanes\n%+v\nwant\n%+v", what, got.Lanes, want.Lanes)
+	}
+	if !reflect.DeepEqual(got.Tasks, want.Tasks) {
+		t.Errorf("%s: %d recorded tasks differ from a fresh run's %d", what, len(got.Tasks), len(want.Tasks))
+	}
+	if !reflect.DeepEqual(got.Runner, want.Runner) {
+		t.Errorf("%s: %d tasks of the runner differ from a fresh run's %d", what, len(got.Runner), len(want.Runner))
+	}
+}
+
+// playTo plays s at 1× in frames of at most 100 ms until its clock
+// reads at, or its run has finished.
+func playTo(t *testing.T, s *ui.Session, at time.Duration) {
+	t.Helper()
+	if err := s.SetPlaying(true); err != nil {
+		t.Fatal(err)
+	}
+	for range 100_000 {
+		pn := s.Panel()
+		if pn.Now >= at || pn.Phase == "finished" {
+			return
+		}
+		s.Frame(min(100*time.Millisecond, at-pn.Now), ui.SpanFor)
+	}
+	t.Fatalf("the run did not reach %v", at)
+}
+
+// withWork plays preset id at 1× for 3 s and does what a person does
+// meanwhile: a burst at 1 s, a cancel at 1.5 s, a limit change at 2 s;
+// then plays it to its end (or 30 s), and returns the session and the
+// scenario it recorded.
+func withWork(t *testing.T, id string) (*ui.Session, sim.Scenario) {
+	t.Helper()
+	ps, ok := sim.PresetByID(id)
+	if !ok {
+		t.Fatalf("no preset %q", id)
+	}
+	s, err := ui.NewSession(ps.Scenario, ps.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	s.SetSpeed(1)
+	playTo(t, s, time.Second)
+	b := sim.Burst{Count: 6, MinMS: 200, MaxMS: 900, Priority: sim.PriorityMix{Low: 1, Normal: 1, High: 1}, Outcome: sim.OutcomeMix{OK: 3, Fail: 1}, Keys: 3, Weight: 1}
+	if k := sim.KindOf(ps.Scenario.Primitive); k != nil {
+		k.Trim(&b)
+	}
+	if err := s.Submit(b); err != nil {
+		t.Fatalf("a burst at 1 s: %v", err)
+	}
+	playTo(t, s, 1500*time.Millisecond)
+	for _, x := range ui.SessionTasks(s) {
+		if err := s.Cancel(x.Name); err == nil {
+			break
+		}
+	}
+	playTo(t, s, 2*time.Second)
+	if pn := s.Panel(); pn.Limit > 0 {
+		if err := s.SetLimit(pn.Limit + 1); err != nil {
+			t.Fatalf("a limit change at 2 s: %v", err)
+		}
+	}
+	playTo(t, s, 30*time.Second)
+	sc, _ := s.Scenario()
+	var did []string
+	for _, st := range sc.Log {
+		did = append(did, st.Do)
+	}
+	if got := strings.Join(did, " "); !strings.Contains(got, "burst cancel") || !strings.Contains(got, "limit") && ps.Scenario.Limit > 0 {
+		t.Fatalf("the run's log holds %q, want a burst, a cancel and a limit change", got)
+	}
+	return s, sc
+}
+
+// fresh returns the state of a new session of sc played to at.
+func fresh(t *testing.T, sc sim.Scenario, at time.Duration) runState {
+	t.Helper()
+	s, err := ui.NewSession(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	playTo(t, s, at)
+	return stateOf(s)
+}
+
+// TestSeekIsAFreshRun seeks a played run back and forth, before, at and
+// after the person's actions: each moment shows what a fresh run of the
+// scenario and its log played to that moment shows, the whole event log,
+// counters, lanes and tasks.
+func TestSeekIsAFreshRun(t *testing.T) {
+	oneThread(t)
+	for _, id := range []string{"semaphore", "keyed-devices", "workqueue-cancel", "shared-limit"} {
+		t.Run(id, func(t *testing.T) { seekIsAFreshRun(t, id, false) })
+		t.Run(id+" from checkpoints", func(t *testing.T) { seekIsAFreshRun(t, id, true) })
+	}
+}
+
+// seekIsAFreshRun plays preset id with a person's work and seeks it back
+// and forth; with checkpoints, it lets the paused run build them first
+// (at 0 and at fifths of the run).
+func seekIsAFreshRun(t *testing.T, id string, checkpoints bool) {
+	if checkpoints {
+		defer ui.SetCheckpointFrom(1)()
+	}
+	s, sc := withWork(t, id)
+	end := s.Panel().Now
+	if checkpoints {
+		// A run builds checkpoints once it has been moved to a moment.
+		if err := s.Seek(end); err != nil {
+			t.Fatal(err)
+		}
+		for range 2000 {
+			if len(ui.SessionCheckpoints(s)) >= 4 {
+				break
+			}
+			s.Frame(0, ui.SpanFor)
+		}
+		if got := ui.SessionCheckpoints(s); len(got) < 4 {
+			t.Fatalf("the paused run built checkpoints at %v, want 4", got)
+		}
+	}
+	{
+		{
+			for _, at := range []time.Duration{1200 * time.Millisecond, 0, 2500 * time.Millisecond, 1500 * time.Millisecond, time.Second, end / 2, end, 700 * time.Millisecond} {
+				if err := s.Seek(at); err != nil {
+					t.Fatalf("Seek(%v): %v", at, err)
+				}
+				got := stateOf(s)
+				if got.Panel.Now != min(at, end) {
+					t.Errorf("after Seek(%v) the clock reads %v", at, got.Panel.Now)
+				}
+				diffStates(t, fmt.Sprintf("Seek(%v)", at), got, fresh(t, sc, at))
+				if pn := s.Panel(); pn.Phase != "paused" && at < end || pn.Rewind.Horizon != end {
+					t.Errorf("after Seek(%v): phase %q, horizon %v; want paused, %v", at, pn.Phase, pn.Rewind.Horizon, end)
+				}
+			}
+			if got, _ := s.Scenario(); got.Encode() != sc.Encode() {
+				t.Errorf("seeking changed the scenario's log:\n%+v\nwant\n%+v", got.Log, sc.Log)
+			}
+			// Played on from a moment, the run goes on as it went.
+			if err := s.Seek(1200 * time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			playTo(t, s, 30*time.Second)
+			diffStates(t, "played on from 1.2 s", stateOf(s), fresh(t, sc, 30*time.Second))
+		}
+	}
+}
+
+// TestStepBackThenStep steps back from moments of a played run and steps
+// again: the run is where it was.
+func TestStepBackThenStep(t *testing.T) {
+	oneThread(t)
+	s, _ := withWork(t, "semaphore")
+	if err := s.Seek(1800 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		s.Step()
+		before := stateOf(s)
+		if !s.StepBack() {
+			t.Fatalf("step %d: StepBack = false", i)
+		}
+		back := stateOf(s)
+		if back.Panel.Now >= before.Panel.Now || len(back.Events) >= len(before.Events) {
+			t.Errorf("step %d: StepBack from %v (%d events) went to %v (%d events), want earlier and fewer", i, before.Panel.Now, len(before.Events), back.Panel.Now, len(back.Events))
+		}
+		if !s.Step() {
+			t.Fatalf("step %d: Step after StepBack = false", i)
+		}
+		diffStates(t, fmt.Sprintf("step %d: StepBack then Step", i), stateOf(s), before)
+	}
+	if err := s.Seek(0); err != nil {
+		t.Fatal(err)
+	}
+	if s.StepBack() {
+		t.Errorf("StepBack at 0 = true, want false: nothing happened before")
+	}
+}
+
+// TestForkReplaysFromLink rewinds a played run to a moment before the
+// person's later actions and adds a burst there: the later actions are
+// dropped and the page says so, the burst is logged at that moment, and
+// the link replays the forked run event for event.
+func TestForkReplaysFromLink(t *testing.T) {
+	oneThread(t)
+	s, sc := withWork(t, "semaphore")
+	if err := s.Seek(1250 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Submit(sim.Burst{Count: 3, MinMS: 100, MaxMS: 300, Priority: sim.PriorityMix{High: 1}, Weight: 1}); err != nil {
+		t.Fatal(err)
+	}
+	pn := s.Panel()
+	if want := "Forked at 1.250 s: 2 later actions dropped"; pn.Rewind.Fork != want || pn.Rewind.Forks != 1 {
+		t.Errorf("the fork's note = %q (%d), want %q (1)", pn.Rewind.Fork, pn.Rewind.Forks, want)
+	}
+	if pn.Rewind.Horizon != 1250*time.Millisecond {
+		t.Errorf("after the fork the horizon is %v, want 1.25s", pn.Rewind.Horizon)
+	}
+	forked, _ := s.Scenario()
+	var kept []string
+	for _, st := range forked.Log {
+		kept = append(kept, fmt.Sprintf("%s@%d", st.Do, st.AtMS))
+	}
+	if got, want := strings.Join(kept, " "), "burst@1000 burst@1250"; got != want {
+		t.Errorf("the forked log holds %s, want %s (the original's was %d entries)", got, want, len(sc.Log))
+	}
+	playTo(t, s, 30*time.Second)
+	want := stateOf(s)
+
+	link := s.Panel().Link
+	dec, err := sim.Decode(link)
+	if err != nil {
+		t.Fatalf("the fork's link does not decode: %v", err)
+	}
+	if dec.Encode() != link {
+		t.Errorf("the fork's link does not encode back to itself")
+	}
+	diffStates(t, "the fork's link", fresh(t, dec, 30*time.Second), want)
+
+	// A mark (a pause) at a past moment is no fork.
+	if err := s.Seek(500 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	s.Step()
+	if pn := s.Panel(); pn.Rewind.Forks != 1 {
+		t.Errorf("a step at a past moment counted as a fork: %q", pn.Rewind.Fork)
+	}
+}
+
+func TestMoment(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		bad  bool
+	}{
+		{"2.150", 2150 * time.Millisecond, false},
+		{"2.15", 2150 * time.Millisecond, false},
+		{"0", 0, false},
+		{"2150ms", 2150 * time.Millisecond, false},
+		{"1m5s", 65 * time.Second, false},
+		{"-1", 0, true},
+		{"3601", 0, true},
+		{"NaN", 0, true},
+		{"soon", 0, true},
+	} {
+		got, err := ui.ParseMoment(tc.in)
+		if (err != nil) != tc.bad || got != tc.want {
+			t.Errorf("ParseMoment(%q) = %v, %v; want %v, error %v", tc.in, got, err, tc.want, tc.bad)
+		}
+	}
+	if got := ui.FormatMoment(2150 * time.Millisecond); got != "2.150" {
+		t.Errorf("FormatMoment(2.15s) = %q, want 2.150", got)
+	}
+}
