@@ -69,6 +69,13 @@ const readCompare = `(() => {
 func (b *browser) waitCompared(t *testing.T, id string) compareView {
 	t.Helper()
 	var ok bool
+	defer func() {
+		if t.Failed() {
+			var st string
+			chromedp.Run(b.ctx, chromedp.Evaluate(`JSON.stringify({pg: document.querySelector('#playground').dataset, sb: (document.querySelector('#stats-b')||{}).dataset, sa: document.querySelector('#stats').dataset.finished, msg: document.querySelector('#message').textContent, href: location.href.slice(0, 60)})`, &st))
+			t.Logf("page: %s", st)
+		}
+	}()
 	b.run(t, "waiting for the comparison "+id+" to finish", chromedp.Poll(fmt.Sprintf(`(() => {
 		const pg = document.querySelector('#playground').dataset;
 		const sb = document.querySelector('#stats-b');
@@ -148,7 +155,7 @@ var scrollToRuns = chromedp.Evaluate(`document.querySelector('#run-a-label').scr
 // work from the keyboard and have accessible names; axe-core finds no
 // serious or critical violation with a comparison open.
 func TestCompare(t *testing.T) {
-	var last compareView
+	var last, rewound compareView
 	t.Run("desktop", func(t *testing.T) {
 		b := newBrowser(t)
 		b.run(t, "loading the playground",
@@ -173,20 +180,38 @@ func TestCompare(t *testing.T) {
 		}
 		reportAxe(t, "/ with a comparison", b.runAxe(t))
 
+		// A rewind moves both runs: the scrubber set to 2 s shows both at
+		// 2 s, the diff table still equal to their own tables, and the
+		// address bar carries the moment with the comparison.
+		var at compareView
+		var ok bool
+		b.run(t, "rewinding both runs to 2 s",
+			chromedp.Evaluate(`(() => { const s = document.querySelector('#scrubber'); s.value = "2000";
+				s.dispatchEvent(new Event('input', {bubbles: true})); return true; })()`, &ok),
+			chromedp.Poll(`document.querySelector('#rewind').dataset.seeking === "false" &&
+				document.querySelector('#stats').dataset.nowMs === "2000" && document.querySelector('#stats-b').dataset.nowMs === "2000" &&
+				location.search.includes('t=') && location.hash.startsWith('#c=')`, &ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Sleep(300e6),
+			chromedp.Evaluate(readCompare, &at),
+		)
+		checkCompared(t, at)
+		rewound = at
+
 		// The wheel on run B's timeline zooms both.
 		var r struct{ X, Y float64 }
 		b.run(t, "finding run B's timeline", chromedp.Evaluate(`(() => { const c = document.querySelector('#timeline-b');
 			c.scrollIntoView({block: "center"}); const r = c.getBoundingClientRect();
 			return {x: r.left + r.width / 2, y: r.top + 40}; })()`, &r))
-		before := last
+		before := at
+		var zoomed compareView
 		b.run(t, "zooming with the wheel on run B",
 			input.DispatchMouseEvent(input.MouseWheel, r.X, r.Y).WithDeltaY(-400),
 			chromedp.Sleep(400e6),
-			chromedp.Evaluate(readCompare, &last),
+			chromedp.Evaluate(readCompare, &zoomed),
 		)
-		if last.FromA != last.FromB || last.ToA != last.ToB || last.ToA == before.ToA && last.FromA == before.FromA {
+		if zoomed.FromA != zoomed.FromB || zoomed.ToA != zoomed.ToB || zoomed.ToA == before.ToA && zoomed.FromA == before.FromA {
 			t.Errorf("after a wheel zoom on run B: A %s..%s, B %s..%s (before %s..%s); want both zoomed together",
-				last.FromA, last.ToA, last.FromB, last.ToB, before.FromA, before.ToA)
+				zoomed.FromA, zoomed.ToA, zoomed.FromB, zoomed.ToB, before.FromA, before.ToA)
 		}
 
 		// The compare controls, from the keyboard: each has a name.
@@ -207,7 +232,6 @@ func TestCompare(t *testing.T) {
 			}
 		}
 		var changes string
-		var ok bool
 		b.run(t, "setting run B's parallelism to 3 and applying it, by keyboard",
 			chromedp.Click("#preset-compare-parallelism", chromedp.ByQuery),
 			chromedp.Poll(`document.querySelector('#playground').dataset.preset === "compare-parallelism" && !!document.querySelector('#timeline-b')`, &ok, chromedp.WithPollingTimeout(waitLong)),
@@ -250,6 +274,19 @@ func TestCompare(t *testing.T) {
 			if !reflect.DeepEqual(f.got, f.want) {
 				t.Errorf("%s from the link = %v; the page it was copied from showed %v", f.name, f.got, f.want)
 			}
+		}
+		// The link of the moment opens both runs paused at it.
+		var ok bool
+		var back compareView
+		b.run(t, "opening the comparison's link at 2 s", chromedp.Navigate(rewound.Href), chromedp.WaitVisible(mounted),
+			chromedp.Poll(`!!document.querySelector('#stats-b') && document.querySelector('#stats').dataset.nowMs === "2000" &&
+				document.querySelector('#stats-b').dataset.nowMs === "2000" && document.querySelector('#playground').dataset.phase === "paused" &&
+				document.querySelectorAll('#diff-table tr[data-row]').length > 0`, &ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Sleep(300e6),
+			chromedp.Evaluate(readCompare, &back))
+		if !reflect.DeepEqual(back.Diff, rewound.Diff) || !reflect.DeepEqual(back.WaitsB, rewound.WaitsB) {
+			t.Errorf("the link at 2 s shows diff table %v and run B's waits %v; the page it was copied from showed %v and %v",
+				back.Diff, back.WaitsB, rewound.Diff, rewound.WaitsB)
 		}
 		b.checkErrors(t)
 	})
