@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -108,10 +107,10 @@ func (c Comparison) Validate() error {
 	if c.A.Seed != c.B.Seed {
 		v.addf("run B: its seed is %d and run A's %d; the same seed draws the same tasks", c.B.Seed, c.A.Seed)
 	}
-	if !reflect2(c.A.Bursts, c.B.Bursts) {
+	if !sameJSON(c.A.Bursts, c.B.Bursts) {
 		v.addf("run B: its bursts differ from run A's; a comparison runs the same work")
 	}
-	if !reflect2(c.A.Actions, c.B.Actions) {
+	if !sameJSON(c.A.Actions, c.B.Actions) {
 		v.addf("run B: its scripted actions differ from run A's; a comparison runs the same work")
 	}
 	if !sameLog(c.A.Log, c.B.Log) {
@@ -155,7 +154,8 @@ func Fits(a Scenario, b string) bool {
 	return ka != nil && kb != nil && len(fitProblems(ka, kb, a)) == 0
 }
 
-func reflect2[T any](a, b []T) bool {
+// sameJSON reports whether a and b write the same JSON.
+func sameJSON(a, b any) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return bytes.Equal(ja, jb)
@@ -177,7 +177,7 @@ func sameLog(a, b []Step) bool {
 		}
 		return out
 	}
-	return reflect2(acts(a), acts(b))
+	return sameJSON(acts(a), acts(b))
 }
 
 // Changes lists the settings B changes, as a person reads them:
@@ -186,11 +186,7 @@ func (c Comparison) Changes() []string {
 	a, b := c.A, c.B
 	ka, kb := KindOf(a.Primitive), KindOf(b.Primitive)
 	var out []string
-	add := func(what, from, to string) {
-		if from != to {
-			out = append(out, what+": "+from+" → "+to)
-		}
-	}
+	add := func(what, from, to string) { out = changed(out, what, from, to) }
 	add("Primitive", title(ka, a.Primitive), title(kb, b.Primitive))
 	label := "Limit"
 	if kb != nil {
@@ -215,6 +211,16 @@ func (c Comparison) Changes() []string {
 		}
 	}
 	return out
+}
+
+// changed appends "what: from → to" to out when from and to differ.
+//
+//go:noinline
+func changed(out []string, what, from, to string) []string {
+	if from == to {
+		return out
+	}
+	return append(out, what+": "+from+" → "+to)
 }
 
 func title(k *Kind, id string) string {
@@ -270,22 +276,9 @@ func DecodeComparison(text string) (Comparison, error) {
 	if i := strings.IndexByte(text, '&'); i >= 0 {
 		text = text[:i] // more parameters may follow in the hash
 	}
-	if len(text) > MaxLinkLen {
-		return Comparison{}, fmt.Errorf("the link is too long: its comparison has %s characters, and a playground link has at most %s", num(len(text)), num(MaxLinkLen))
-	}
-	if text == "" {
-		return Comparison{}, errors.New("the link carries no comparison: nothing follows #c=")
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(text, "="))
+	js, err := unpack(text, "comparison", "c", 2*MaxJSONLen, "two scenarios need")
 	if err != nil {
-		return Comparison{}, fmt.Errorf("the link is damaged: its comparison is not base64url text (%v); was it cut short when copied?", err)
-	}
-	js, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(raw)), 2*MaxJSONLen+1))
-	if err != nil {
-		return Comparison{}, fmt.Errorf("the link is damaged: its comparison does not unpack (%v); was it cut short when copied?", err)
-	}
-	if len(js) > 2*MaxJSONLen {
-		return Comparison{}, fmt.Errorf("the link's comparison unpacks to more than %d KiB, far more than two scenarios need; it was not made by the playground", 2*MaxJSONLen>>10)
+		return Comparison{}, err
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(js, &m); err != nil {

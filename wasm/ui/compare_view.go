@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -307,58 +306,7 @@ func (p *Play) renderCompareForm(sc sim.Scenario) app.UI {
 	on := p.mounted && p.panel.Phase != "replay"
 	d := p.draftB(sc)
 	d.Bursts, d.Log = sc.Bursts, sc.Log
-	kb := sim.KindOf(d.Primitive)
-	var prims []app.UI
-	for _, k := range sim.Kinds() {
-		if k.ID == sc.Primitive || sim.Fits(sc, k.ID) {
-			prims = append(prims, option(k.ID, k.Title, k.ID == d.Primitive))
-		}
-	}
-	num := func(id, label string, value, lo, hi int, set func(d *sim.Scenario, n int)) app.UI {
-		return p.numField(id, label, "", value, lo, hi, func(_ app.Context, n int) {
-			p.setDraft(func(d *sim.Scenario) { set(d, n) })
-		})
-	}
-	fields := []app.UI{
-		app.Label().Class("field").Body(
-			app.Span().Class("field-label").Text("Run B's primitive"),
-			app.Select().ID("compare-primitive").Class("select").Disabled(!on).OnChange(func(ctx app.Context, e app.Event) {
-				v := ctx.JSSrc().Get("value").String()
-				p.setDraft(func(d *sim.Scenario) {
-					d.Primitive = v
-					if k := sim.KindOf(v); k != nil && d.Limit < k.MinLimit {
-						d.Limit = k.MinLimit
-					}
-				})
-			}, "compare-primitive").Body(prims...),
-		),
-		num("compare-limit", "Run B's "+strings.ToLower(kb.LimitLabel), d.Limit, kb.MinLimit, sim.MaxLimit, func(d *sim.Scenario, n int) { d.Limit = n }),
-	}
-	if kb.Aging {
-		fields = append(fields, num("compare-aging", "Run B's aging step (ms)", d.AgingMS, 0, sim.MaxAgingMS, func(d *sim.Scenario, n int) { d.AgingMS = n }))
-	}
-	if kb.CapacityLabel != "" {
-		fields = append(fields, num("compare-capacity", "Run B's "+strings.ToLower(kb.CapacityLabel), d.Capacity, 0, sim.MaxCapacity, func(d *sim.Scenario, n int) { d.Capacity = n }))
-	}
-	if kb.HasGroups() {
-		for i := range d.Consumers {
-			name := kb.GroupName(i)
-			fields = append(fields, app.Div().Class("field-row").Body(
-				num(fmt.Sprintf("compare-%s-%d-size", kb.Groups, i+1), name+" "+kb.GroupSize, d.Consumers[i].Concurrency, 1, sim.MaxConcurrency,
-					func(d *sim.Scenario, n int) {
-						if i < len(d.Consumers) {
-							d.Consumers[i].Concurrency = n
-						}
-					}),
-				num(fmt.Sprintf("compare-%s-%d-priority", kb.Groups, i+1), name+" priority", d.Consumers[i].Priority, -1000, 1000,
-					func(d *sim.Scenario, n int) {
-						if i < len(d.Consumers) {
-							d.Consumers[i].Priority = n
-						}
-					}),
-			))
-		}
-	}
+	fields := p.setupFields(d, sc, true)
 	var changes []app.UI
 	if p.cmp.sess != nil {
 		for _, c := range p.cmp.base.Changes() {
@@ -433,16 +381,6 @@ func (p *Play) renderComparePanels(compact bool) app.UI {
 		return app.Div().ID("compare-panels").Class("compare-none")
 	}
 	pn := p.cmp.panel
-	cards := []app.UI{
-		counter("b-running", "running", pn.Running, "", ""),
-		counter("b-waiting", "waiting", pn.Waiting, "", ""),
-		counter("b-done", "done", pn.Succeeded, "succeeded", ""),
-		counter("b-failed", "failed", pn.Failed, "returned an error", "bad"),
-		counter("b-canceled", "canceled", pn.Canceled, "", ""),
-		counter("b-panicked", "panicked", pn.Panicked, "recovered", "bad"),
-		counter("b-max-in-flight", "max in flight", max(pn.MaxRunning, int(pn.MaxTokens)), "", ""),
-		textCounter("b-throughput", "throughput", formatRate(pn.Throughput), "tasks ended, last 10 s"),
-	}
 	var waits app.UI
 	if !compact {
 		waits = app.Section().Class("card").Body(
@@ -452,8 +390,7 @@ func (p *Play) renderComparePanels(compact bool) app.UI {
 	}
 	return app.Div().ID("compare-panels").Class("compare-panels").Body(
 		runLabel("stats-b-label", "B", "Run B", true),
-		app.Div().ID("stats-b").Class("counters counters-compact").DataSet("finished", strconv.FormatBool(pn.Finished)).
-			DataSet("tasks", pn.Tasks).DataSet("now-ms", pn.Now.Milliseconds()).Body(cards...),
+		countersFor(pn, p.cmp.scB, compact, "b-"),
 		diffTableUI(p.cmp.rows, compact),
 		waits,
 	)

@@ -256,6 +256,9 @@ func (d *driver) apply(in input) effect {
 		d.view, d.tl.Selected, d.details = view{}, 0, 0
 		return effect{Kind: effectClose}
 	case inputKey:
+		if in.B {
+			in.Shift = true // on run B's timeline, arrows pan both: the selection is run A's
+		}
 		return d.key(in, from, to)
 	case inputScrub, inputScrubEnd:
 		return d.scrub(in.X, in.Kind == inputScrubEnd)
