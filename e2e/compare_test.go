@@ -5,6 +5,7 @@ package e2e
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -288,6 +289,25 @@ func TestCompare(t *testing.T) {
 			t.Errorf("the link at 2 s shows diff table %v and run B's waits %v; the page it was copied from showed %v and %v",
 				back.Diff, back.WaitsB, rewound.Diff, rewound.WaitsB)
 		}
+		b.checkErrors(t)
+	})
+
+	t.Run("embed", func(t *testing.T) {
+		_, hash, ok := strings.Cut(last.Href, "#")
+		if !ok {
+			t.Fatalf("no hash in %q", last.Href)
+		}
+		b := newBrowser(t)
+		var shown bool
+		b.run(t, "opening the comparison in the embed",
+			chromedp.Navigate(base+"/embed?v="+strconv.Itoa(sim.Version)+"#"+hash),
+			chromedp.WaitVisible(mounted),
+			chromedp.Poll(`(() => { const c = document.querySelector('#timeline-b');
+				return !!c && !!c.dataset.plot && c.dataset.plot === document.querySelector('#timeline').dataset.plot &&
+					document.querySelectorAll('#diff-table tr[data-row]').length > 0 &&
+					document.querySelector('#open-playground').getAttribute('href').includes('#c='); })()`,
+				&shown, chromedp.WithPollingTimeout(waitLong)),
+		)
 		b.checkErrors(t)
 	})
 
