@@ -257,7 +257,7 @@ func TestCompare(t *testing.T) {
 		b.checkErrors(t)
 	})
 
-	t.Run("link in a fresh profile", func(t *testing.T) {
+	t.Run("links in a fresh profile and the embed", func(t *testing.T) {
 		if !strings.Contains(last.Href, sim.ComparePrefix) {
 			t.Fatalf("the page's address %q holds no comparison (%s)", last.Href, sim.ComparePrefix)
 		}
@@ -289,16 +289,9 @@ func TestCompare(t *testing.T) {
 			t.Errorf("the link at 2 s shows diff table %v and run B's waits %v; the page it was copied from showed %v and %v",
 				back.Diff, back.WaitsB, rewound.Diff, rewound.WaitsB)
 		}
-		b.checkErrors(t)
-	})
-
-	t.Run("embed", func(t *testing.T) {
-		_, hash, ok := strings.Cut(last.Href, "#")
-		if !ok {
-			t.Fatalf("no hash in %q", last.Href)
-		}
-		b := newBrowser(t)
-		var shown bool
+		// The embed carries the comparison too: both timelines on one
+		// axis, the diff table, and "Open in the playground" with it.
+		_, hash, _ := strings.Cut(last.Href, "#")
 		b.run(t, "opening the comparison in the embed",
 			chromedp.Navigate(base+"/embed?v="+strconv.Itoa(sim.Version)+"#"+hash),
 			chromedp.WaitVisible(mounted),
@@ -306,7 +299,7 @@ func TestCompare(t *testing.T) {
 				return !!c && !!c.dataset.plot && c.dataset.plot === document.querySelector('#timeline').dataset.plot &&
 					document.querySelectorAll('#diff-table tr[data-row]').length > 0 &&
 					document.querySelector('#open-playground').getAttribute('href').includes('#c='); })()`,
-				&shown, chromedp.WithPollingTimeout(waitLong)),
+				&ok, chromedp.WithPollingTimeout(waitLong)),
 		)
 		b.checkErrors(t)
 	})
