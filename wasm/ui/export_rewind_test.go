@@ -50,3 +50,9 @@ func SessionCheckpoints(s *Session) []time.Duration {
 	}
 	return at
 }
+
+// PageURL returns the page's URL as the playground last set it.
+func PageURL() string {
+	path, query, hash := location()
+	return path + query + hash
+}

@@ -215,6 +215,10 @@ func (p *Play) OnNav(ctx app.Context) {
 		p.fail(fmt.Errorf("the link could not be opened: %v", err))
 		return
 	}
+	if at, ok, _ := linkMoment(); ok {
+		p.loadAt(ctx, sc, presetFor(sc), at)
+		return
+	}
 	p.load(ctx, sc, presetFor(sc), "")
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/maxence-charriere/go-app/v9/pkg/app"
+
+	"sluice/wasm/sim"
 )
 
 // playRewind is what the page keeps of rewinding: the seek in flight and
@@ -56,6 +58,20 @@ func (p *Play) runSeek(ctx app.Context, at time.Duration) {
 			}
 			p.rw.seeking = false
 		})
+	})
+}
+
+// loadAt replaces the scenario and shows it paused at moment at, as a
+// link with t= opens.
+func (p *Play) loadAt(ctx app.Context, sc sim.Scenario, preset string, at time.Duration) {
+	if p.drv != nil {
+		p.drv.push(input{Kind: inputReset}) // task IDs start again
+	}
+	p.command(ctx, "", func() error {
+		if err := p.sess.Load(sc, preset); err != nil {
+			return err
+		}
+		return p.sess.Seek(at)
 	})
 }
 

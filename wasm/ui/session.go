@@ -97,6 +97,7 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 	s.maxLimit, s.refused = sc.Limit, 0
 	s.replay = nil
 	s.rw = rewind{gen: nextGen()}
+	s.cps.drop(0) // runs of the scenario before
 	all := s.sc
 	all.Bursts = s.sc.AllBursts()
 	s.levels = scenarioLevels(all)

@@ -130,7 +130,11 @@ func (s *Session) rebuild() error {
 	if keep {
 		s.run = nil // load stops s.run
 	}
-	if err := s.load(s.sc, s.preset); err != nil {
+	cps := s.cps
+	s.cps = checkpoints{} // load stops the checkpoints of the scenario before
+	err := s.load(s.sc, s.preset)
+	s.cps = cps
+	if err != nil {
 		s.run = cur.run // load changes nothing when it fails
 		return err
 	}
