@@ -64,6 +64,7 @@ func (p *Play) runSeek(ctx app.Context, at time.Duration) {
 // loadAt replaces the scenario and shows it paused at moment at, as a
 // link with t= opens.
 func (p *Play) loadAt(ctx app.Context, sc sim.Scenario, preset string, at time.Duration) {
+	p.closeCompare(ctx) // a scenario's link: one run
 	if p.drv != nil {
 		p.drv.push(input{Kind: inputReset}) // task IDs start again
 	}
