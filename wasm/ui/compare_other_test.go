@@ -260,3 +260,70 @@ func TestCompareApply(t *testing.T) {
 		t.Errorf("the compare form says %q, want the change Parallelism: 2 → 3", got)
 	}
 }
+
+// Keyed work gets a row per key: each key's done, failed and canceled add
+// up to the run's own counters, for both runs.
+func TestDiffTablePerKey(t *testing.T) {
+	ps, _ := sim.PresetByID("keyed-devices")
+	c, err := sim.Compare(ps.Scenario, sim.Change{Limit: sim.Int(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs [2]*ui.Session
+	for i, sc := range []sim.Scenario{c.A, c.B} {
+		s, err := ui.NewSession(sc, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		runs[i] = s
+	}
+	if err := ui.PlayBoth(runs[0], runs[1], true); err != nil {
+		t.Fatal(err)
+	}
+	for range 2000 {
+		runs[0].Frame(100*time.Millisecond, ui.SpanFor)
+		runs[1].Frame(100*time.Millisecond, ui.SpanFor)
+		if runs[0].Phase() == "finished" && runs[1].Phase() == "finished" {
+			break
+		}
+	}
+	rows := ui.DiffTableOf(runs[0], runs[1])
+	sums := [2]map[string]int{{}, {}}
+	keys := 0
+	for _, r := range rows {
+		m, ok := strings.CutPrefix(r.ID, "key-")
+		if !ok {
+			continue
+		}
+		i := strings.LastIndexByte(m, '-')
+		key, measure := m[:i], m[i+1:]
+		if measure == "p50" {
+			keys++
+			if !strings.HasPrefix(key, "device-") {
+				t.Errorf("row %s: want a key device-N", r.ID)
+			}
+		}
+		for side, v := range []string{r.A, r.B} {
+			n, err := strconv.Atoi(v)
+			if measure == "done" || measure == "failed" || measure == "canceled" {
+				if err != nil {
+					t.Fatalf("row %s: %q is not a count", r.ID, v)
+				}
+				sums[side][measure] += n
+			}
+		}
+	}
+	if keys != 4 {
+		t.Errorf("%d keys in the diff table, want the preset's 4", keys)
+	}
+	for side, s := range runs {
+		pn := s.Panel()
+		want := map[string]int{"done": pn.Succeeded, "failed": pn.Failed, "canceled": pn.Canceled}
+		for m, n := range want {
+			if sums[side][m] != n {
+				t.Errorf("run %c: %s summed over keys = %d, its counter says %d", "AB"[side], m, sums[side][m], n)
+			}
+		}
+	}
+}
