@@ -111,6 +111,10 @@ func TestPerf(t *testing.T) {
 	b.checkErrors(t)
 	b.run(t, "leaving the page", chromedp.Navigate("about:blank"))
 
+	// The same with a comparison: two runs of those 1,000 tasks, 50
+	// tokens against 100, drawn one above the other.
+	comparePerf(t, sc)
+
 	// A trace of 200,000 tasks: the time to load it, and the frames,
 	// zoomed out, while the pointer moves over it.
 	// Written by another tool, and by a service's Recorder (Sluice's own

@@ -51,24 +51,40 @@ func (s Scenario) Encode() string {
 // describes a scenario that [Scenario.Validate] refuses (the error then
 // wraps the *InvalidError). It does not block.
 func Decode(text string) (Scenario, error) {
-	text = strings.TrimPrefix(text, LinkPrefix)
+	js, err := unpack(strings.TrimPrefix(text, LinkPrefix), "scenario", "s", MaxJSONLen, "any scenario needs")
+	if err != nil {
+		return Scenario{}, err
+	}
+	return decodeJSON(js)
+}
+
+// unpack reads the JSON of a link's text, what it carries ("scenario"),
+// after #<key>=: base64url, deflated, at most limit bytes once inflated
+// (more than what needs).
+func unpack(text, what, key string, limit int, needs string) ([]byte, error) {
 	if len(text) > MaxLinkLen {
-		return Scenario{}, fmt.Errorf("the link is too long: its scenario has %s characters, and a playground link has at most %s", num(len(text)), num(MaxLinkLen))
+		return nil, fmt.Errorf("the link is too long: its %s has %s characters, and a playground link has at most %s", what, num(len(text)), num(MaxLinkLen))
 	}
 	if text == "" {
-		return Scenario{}, errors.New("the link carries no scenario: nothing follows #s=")
+		return nil, fmt.Errorf("the link carries no %s: nothing follows #%s=", what, key)
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(text, "="))
 	if err != nil {
-		return Scenario{}, fmt.Errorf("the link is damaged: its scenario is not base64url text (%v); was it cut short when copied?", err)
+		return nil, fmt.Errorf("the link is damaged: its %s is not base64url text (%v); was it cut short when copied?", what, err)
 	}
-	js, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(raw)), MaxJSONLen+1))
+	js, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(raw)), int64(limit)+1))
 	if err != nil {
-		return Scenario{}, fmt.Errorf("the link is damaged: its scenario does not unpack (%v); was it cut short when copied?", err)
+		return nil, fmt.Errorf("the link is damaged: its %s does not unpack (%v); was it cut short when copied?", what, err)
 	}
-	if len(js) > MaxJSONLen {
-		return Scenario{}, fmt.Errorf("the link's scenario unpacks to more than %d KiB, far more than any scenario needs; it was not made by the playground", MaxJSONLen>>10)
+	if len(js) > limit {
+		return nil, fmt.Errorf("the link's %s unpacks to more than %d KiB, far more than %s; it was not made by the playground", what, limit>>10, needs)
 	}
+	return js, nil
+}
+
+// decodeJSON reads a scenario's JSON as Decode does once the link's text
+// is unpacked: it checks the version, migrates, decodes and validates.
+func decodeJSON(js []byte) (Scenario, error) {
 	var head struct {
 		V *int `json:"v"`
 	}
@@ -84,7 +100,7 @@ func Decode(text string) (Scenario, error) {
 	case *head.V < 1:
 		return Scenario{}, fmt.Errorf("the link's scenario has format version %d, which no playground ever wrote", *head.V)
 	}
-	js, err = migrate(js, *head.V)
+	js, err := migrate(js, *head.V)
 	if err != nil {
 		return Scenario{}, err
 	}

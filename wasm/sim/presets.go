@@ -7,6 +7,10 @@ type Preset struct {
 	Title       string // a short heading
 	Description string // two or three sentences on what to watch
 	Scenario    Scenario
+	// Compare, in a comparison preset (see [ComparePresets]), is what run
+	// B changes: the preset runs Scenario as run A and Scenario with
+	// Compare's settings as run B, side by side (see [Compare]).
+	Compare *Change
 }
 
 // Presets returns the playground's presets, one per pattern, in the order
@@ -132,7 +136,14 @@ func Blank() Preset {
 // at the start, and two High-or-Normal tasks every 400 ms for 4 s.
 func priorityStream() []Burst {
 	bs := []Burst{{Count: 3, MinMS: 300, MaxMS: 500, Priority: PriorityMix{Low: 1}}}
-	for at := 0; at < 4000; at += 400 {
+	return append(bs, streamFrom(0, 4000)...)
+}
+
+// streamFrom is two High-or-Normal tasks every 400 ms from from to until
+// (ms).
+func streamFrom(from, until int) []Burst {
+	var bs []Burst
+	for at := from; at < until; at += 400 {
 		bs = append(bs, Burst{AtMS: at, Count: 2, MinMS: 300, MaxMS: 600, Priority: PriorityMix{Normal: 1, High: 1}})
 	}
 	return bs
@@ -141,10 +152,65 @@ func priorityStream() []Burst {
 // PresetByID returns the preset with the given ID, the blank one
 // included, and false if there is none.
 func PresetByID(id string) (Preset, bool) {
-	for _, p := range append(Presets(), Blank()) {
+	for _, p := range append(append(Presets(), Blank()), ComparePresets()...) {
 		if p.ID == id {
 			return p, true
 		}
 	}
 	return Preset{}, false
+}
+
+// ComparePresets returns the presets that compare two runs of the same
+// work, each with what to watch, in the order the page lists them. Each
+// call returns fresh copies.
+func ComparePresets() []Preset {
+	return []Preset{
+		{
+			ID:    "compare-aging",
+			Title: "Aging off vs on",
+			Description: "Two tokens, a steady stream of High and Normal work for 8 s, and three Low tasks at the start. " +
+				"In A (no aging) two Low tasks take the free tokens and the third starves: it waits until the stream has ended, " +
+				"over 9 s. In B every second of waiting raises a waiter one level, and it runs after under 3 s. " +
+				"Watch the Low row's max wait, and what High pays for it.",
+			Scenario: Scenario{
+				V: Version, Primitive: Semaphore, Seed: 3, Limit: 2, ColorBy: "priority", Speed: 1,
+				Bursts: append(priorityStream(), streamFrom(4000, 8000)...),
+			},
+			Compare: &Change{AgingMS: Int(1000)},
+		},
+		{
+			ID:    "compare-parallelism",
+			Title: "WorkQueue parallelism 2 vs 4 under a burst",
+			Description: "A burst of 24 tasks hits a work queue at once, and 12 more at 2 s. With 2 workers (A) the " +
+				"queue stays deep and the last tasks wait over 5 s; with 4 (B) the same tasks wait a third as long, and the " +
+				"run ends at about 4 s instead of 8 s. Watch the waiting rows above the lanes, and the B/A column.",
+			Scenario: Scenario{
+				V: Version, Primitive: WorkQueue, Seed: 21, Limit: 2, ColorBy: "priority", Speed: 1,
+				Bursts: []Burst{
+					{Count: 24, MinMS: 200, MaxMS: 600, Priority: PriorityMix{Normal: 3, High: 1}},
+					{AtMS: 2000, Count: 12, MinMS: 200, MaxMS: 600, Priority: PriorityMix{Normal: 3, High: 1}},
+				},
+			},
+			Compare: &Change{Limit: Int(4)},
+		},
+		{
+			ID:    "compare-shared-limit",
+			Title: "Two queues with and without a shared limit",
+			Description: "Two work queues: queue-1 (Normal, 3 workers) and queue-2 (High, 2 workers). In A they share " +
+				"one semaphore of 3 tokens, so at most 3 tasks run at once in all, and queue-1's tasks wait while queue-2's run. " +
+				"In B the shared limit is 5, the sum of their own limits: it never binds, and the queues run as if apart. " +
+				"Watch max in flight (3 against 5) and the Normal row: what the global limit costs queue-1.",
+			Scenario: Scenario{
+				V: Version, Primitive: Shared, Seed: 7, Limit: 3, ColorBy: "priority", Speed: 1,
+				Consumers: []Consumer{{Concurrency: 3}, {Concurrency: 2, Priority: 1}},
+				Bursts: []Burst{
+					{Count: 12, MinMS: 400, MaxMS: 900, Consumer: 1},
+					{AtMS: 500, Count: 8, MinMS: 300, MaxMS: 700, Consumer: 2},
+					{AtMS: 2500, Count: 6, MinMS: 400, MaxMS: 900, Consumer: 1},
+					{AtMS: 2500, Count: 4, MinMS: 300, MaxMS: 700, Consumer: 2},
+				},
+			},
+			Compare: &Change{Limit: Int(5)},
+		},
+	}
 }

@@ -48,23 +48,30 @@ func (p *Play) renderCode(sc sim.Scenario, phase string) app.UI {
 			),
 		)
 	}
-	code := goCode(sc)
+	return p.codeCard("", "Go code", "This scenario as a Go program with sluice/core: the same primitive and options, "+
+		"the same tasks (drawn from the same seed), and your bursts, cancels and limit changes at the same points of the run, "+
+		"on the page's virtual clock. It prints one line per task event, as the event log does; run under testing/synctest, "+
+		"it prints the page's events exactly. It builds as it is in a module that requires sluice/core.",
+		"Copy code", "Go program that runs this scenario", goCode(sc), p.onCopyCode)
+}
+
+// codeCard is the card of a Go program: #code (#code-b for a comparison's
+// run B, whose suffix is "-b"), its title, what it is, its Copy button and
+// the program, read-only.
+func (p *Play) codeCard(suffix, title, about, copyLabel, name, code string, onCopy app.EventHandler) app.UI {
 	lines := strings.Count(code, "\n")
-	return app.Section().ID("code").Class("card").DataSet("lines", lines).Body(
+	return app.Section().ID("code"+suffix).Class("card").DataSet("lines", lines).Body(
 		app.Div().Class("view-head").Body(
 			app.Div().Body(
-				app.H2().Class("card-title").Text("Go code"),
-				app.P().Class("muted small").Text("This scenario as a Go program with sluice/core: the same primitive and options, "+
-					"the same tasks (drawn from the same seed), and your bursts, cancels and limit changes at the same points of the run, "+
-					"on the page's virtual clock. It prints one line per task event, as the event log does; run under testing/synctest, "+
-					"it prints the page's events exactly. It builds as it is in a module that requires sluice/core."),
+				app.H2().Class("card-title").Text(title),
+				app.P().Class("muted small").Text(about),
 			),
-			app.Button().ID("copy-code").Class("btn").Disabled(!p.mounted).Text("Copy code").OnClick(p.onCopyCode),
+			app.Button().ID("copy-code"+suffix).Class("btn").Disabled(!p.mounted).Text(copyLabel).OnClick(onCopy),
 		),
 		app.Div().Class("share-out").Body(
-			app.Textarea().ID("code-text").Class("mono").ReadOnly(true).
+			app.Textarea().ID("code-text"+suffix).Class("mono").ReadOnly(true).
 				Attr("wrap", "off").Attr("spellcheck", "false").
-				Aria("label", "Go program that runs this scenario").
+				Aria("label", name).
 				Rows(min(lines, maxCodeRows)).Text(strings.ReplaceAll(code, "\t", "    ")),
 		),
 	)

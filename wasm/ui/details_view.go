@@ -51,7 +51,8 @@ func (p *Play) onSheetCancel(ctx app.Context, e app.Event) {
 		return
 	}
 	name := p.details.Name
-	p.command(ctx, name+" was canceled.", func() error { return p.sess.Cancel(name) })
+	b := p.runB()
+	p.command(ctx, name+" was canceled.", func() error { return eachRun(p.sess, b, func(s *Session) error { return s.Cancel(name) }) })
 }
 
 func (p *Play) onSheetClose(ctx app.Context, e app.Event) {

@@ -44,6 +44,13 @@ type driver struct {
 
 	inMu   sync.Mutex
 	inputs []input // what the person did since the last frame
+
+	// A comparison's run B, drawn under run A on the same window (see
+	// compare_driver.go); nil when none is open. hold keeps both runs'
+	// time still while the page starts or stops them together.
+	b    atomic.Pointer[Session]
+	hold atomic.Bool
+	cmp  compareDriver // frame goroutine only
 }
 
 // maxInputs bounds the inputs kept between two frames; more are dropped.
@@ -88,6 +95,9 @@ func newDriver(sess *Session, compact bool) *driver {
 // which does not move, it draws only when the size or the pointer
 // changed.
 func (d *driver) tick(p painter, real time.Duration, nowMS, w, h float64, mouse Point, force bool) (need float64, drew, panelDue bool) {
+	if b := d.b.Load(); b != nil || d.cmp.sess != nil {
+		return d.tickBoth(b, p, real, nowMS, w, h, mouse, force)
+	}
 	if d.view.fixed && d.view.follow && !d.frame.Replay {
 		// Zoomed on a live run with now in sight: the window moves with
 		// now (as of the last frame).
@@ -185,6 +195,7 @@ type input struct {
 	V     float64
 	Key   string
 	Shift bool
+	B     bool // on run B's timeline (a comparison's)
 }
 
 // effectKind is what an input asks of the page besides the timeline.
@@ -223,6 +234,9 @@ func (d *driver) apply(in input) effect {
 	plotW := max(d.tl.plotR-d.tl.plotL, 1)
 	switch in.Kind {
 	case inputTap:
+		if in.B {
+			return d.tapB(in)
+		}
 		i, ok := d.tl.hitTask(f, in.X, in.Y)
 		if !ok {
 			d.tl.Selected, d.details = 0, 0
@@ -235,13 +249,16 @@ func (d *driver) apply(in input) effect {
 	case inputPan:
 		d.view.pan(from, to, in.V/plotW)
 	case inputFit:
-		d.view = fitView(d.frame)
+		d.view = fitView(d.fitFrame())
 	case inputClose:
 		d.details = 0
 	case inputReset:
 		d.view, d.tl.Selected, d.details = view{}, 0, 0
 		return effect{Kind: effectClose}
 	case inputKey:
+		if in.B {
+			in.Shift = true // on run B's timeline, arrows pan both: the selection is run A's
+		}
 		return d.key(in, from, to)
 	case inputScrub, inputScrubEnd:
 		return d.scrub(in.X, in.Kind == inputScrubEnd)
@@ -252,7 +269,7 @@ func (d *driver) apply(in input) effect {
 // follow makes a zoomed window of a live run move with now, when now is
 // in it; a pan or a move of the selection stops that.
 func (d *driver) follow() {
-	now := d.frame.Now
+	now := max(d.frame.Now, d.cmp.frame.Now) // a comparison's: the later run's
 	d.view.follow = !d.frame.Replay && d.view.from <= now && now <= d.view.to
 	d.view.lead = d.view.to - now
 }

@@ -14,7 +14,6 @@ import (
 func PlayFrame(disp app.Dispatcher, p *Play, real time.Duration) {
 	var tp TestPainter
 	p.drv.tick(&tp, real, float64(time.Now().UnixMilli()), 960, 300, Point{}, false)
-	pn := p.sess.Panel()
-	sc, preset := p.sess.Scenario()
-	disp.Dispatch(app.Dispatch{Mode: app.Update, Source: p, Function: func(app.Context) { p.apply(pn, sc, preset) }})
+	show := p.takePanels()
+	disp.Dispatch(app.Dispatch{Mode: app.Update, Source: p, Function: func(app.Context) { show() }})
 }

@@ -49,6 +49,12 @@ type jsLoop struct {
 	// The animation frame callback only.
 	clampAt float64 // when markClamped ran last, ms
 
+	// Run B's canvas while a comparison is open, with its own listeners
+	// (compare_loop_js.go); isB on that one, whose inputs say so.
+	b          atomic.Pointer[jsLoop]
+	isB        bool
+	publishedB float64 // the frame goroutine's: when run B's canvas data was last set
+
 	// Frame goroutine only.
 	lastTS    float64
 	first     bool
@@ -73,45 +79,7 @@ func startLoop(ctx app.Context, p *Play) func() {
 	}
 	l := &jsLoop{drv: p.drv, paint: paint, canvas: canvas, first: true, pointers: make(map[float64]Point)}
 	l.listenPointers()
-	embed := p.Embed
-	l.listenOpts("wheel", map[string]any{"passive": false}, func(e safejs.Value) {
-		if ctrl, _ := e.Get("ctrlKey"); embed && !truthy(ctrl) {
-			// In a documentation page the wheel scrolls the page; a
-			// pinch (which browsers report with ctrlKey) or Ctrl+wheel
-			// zooms the embed.
-			return
-		}
-		dx, dy := num(e, "deltaX"), num(e, "deltaY")
-		if mode := num(e, "deltaMode"); mode == 1 { // lines
-			dx, dy = dx*16, dy*16
-		}
-		x, _ := offset(e)
-		switch {
-		case math.Abs(dy) >= math.Abs(dx) && dy != 0:
-			e.Call("preventDefault")
-			l.drv.push(input{Kind: inputZoom, X: x, V: math.Pow(1.0015, max(min(dy, 400), -400))})
-		case dx != 0:
-			e.Call("preventDefault")
-			l.drv.push(input{Kind: inputPan, V: dx})
-		}
-	})
-	l.listen("keydown", func(e safejs.Value) {
-		k := str(e, "key")
-		if b, _ := e.Get("ctrlKey"); truthy(b) {
-			return
-		}
-		if b, _ := e.Get("metaKey"); truthy(b) {
-			return
-		}
-		switch k {
-		case "ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "+", "=", "-", "_", "0", "f", "F", "Enter", "Escape", " ", ".", ",":
-		default:
-			return
-		}
-		e.Call("preventDefault")
-		sh, _ := e.Get("shiftKey")
-		l.drv.push(input{Kind: inputKey, Key: k, Shift: truthy(sh)})
-	})
+	l.listenNav(p.Embed)
 
 	var raf safejs.Func
 	raf, err = safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
@@ -144,6 +112,55 @@ func startLoop(ctx app.Context, p *Play) func() {
 	return l.stop
 }
 
+// listenNav turns the wheel (zoom, pan) and keys on the canvas into the
+// driver's inputs. In the embed, the wheel alone scrolls the page.
+func (l *jsLoop) listenNav(embed bool) {
+	l.listenOpts("wheel", map[string]any{"passive": false}, func(e safejs.Value) {
+		if ctrl, _ := e.Get("ctrlKey"); embed && !truthy(ctrl) {
+			// In a documentation page the wheel scrolls the page; a
+			// pinch (which browsers report with ctrlKey) or Ctrl+wheel
+			// zooms the embed.
+			return
+		}
+		dx, dy := num(e, "deltaX"), num(e, "deltaY")
+		if mode := num(e, "deltaMode"); mode == 1 { // lines
+			dx, dy = dx*16, dy*16
+		}
+		x, _ := offset(e)
+		switch {
+		case math.Abs(dy) >= math.Abs(dx) && dy != 0:
+			e.Call("preventDefault")
+			l.push(input{Kind: inputZoom, X: x, V: math.Pow(1.0015, max(min(dy, 400), -400))})
+		case dx != 0:
+			e.Call("preventDefault")
+			l.push(input{Kind: inputPan, V: dx})
+		}
+	})
+	l.listen("keydown", func(e safejs.Value) {
+		k := str(e, "key")
+		if b, _ := e.Get("ctrlKey"); truthy(b) {
+			return
+		}
+		if b, _ := e.Get("metaKey"); truthy(b) {
+			return
+		}
+		switch k {
+		case "ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "+", "=", "-", "_", "0", "f", "F", "Enter", "Escape", " ", ".", ",":
+		default:
+			return
+		}
+		e.Call("preventDefault")
+		sh, _ := e.Get("shiftKey")
+		l.push(input{Kind: inputKey, Key: k, Shift: truthy(sh)})
+	})
+}
+
+// push records an input of this canvas for the next frame.
+func (l *jsLoop) push(in input) {
+	in.B = l.isB
+	l.drv.push(in)
+}
+
 // tapSlop is how far, in CSS pixels, a pointer may move and still tap.
 const tapSlop = 6
 
@@ -156,12 +173,12 @@ func (l *jsLoop) listenPointers() {
 		id := num(e, "pointerId")
 		if len(l.pointers) == 0 {
 			l.downAt, l.moved = Point{X: x, Y: y, In: true}, false
-			l.grab = l.drv.nearNow(x, str(e, "pointerType"))
+			l.grab = !l.isB && l.drv.nearNow(x, str(e, "pointerType"))
 		} else {
 			l.moved = true // a second finger: a pinch, not a tap
 			if l.grab {
 				l.grab = false
-				l.drv.push(input{Kind: inputScrubEnd, X: l.downAt.X})
+				l.push(input{Kind: inputScrubEnd, X: l.downAt.X})
 			}
 		}
 		l.pointers[id] = Point{X: x, Y: y, In: true}
@@ -188,9 +205,9 @@ func (l *jsLoop) listenPointers() {
 		case 1:
 			switch {
 			case l.moved && l.grab:
-				l.drv.push(input{Kind: inputScrub, X: x})
+				l.push(input{Kind: inputScrub, X: x})
 			case l.moved:
-				l.drv.push(input{Kind: inputPan, V: last.X - x})
+				l.push(input{Kind: inputPan, V: last.X - x})
 			}
 		case 2:
 			if d := l.spread(); d > 0 && l.pinch > 0 {
@@ -198,7 +215,7 @@ func (l *jsLoop) listenPointers() {
 				for _, p := range l.pointers {
 					mid += p.X / 2
 				}
-				l.drv.push(input{Kind: inputZoom, X: mid, V: l.pinch / d})
+				l.push(input{Kind: inputZoom, X: mid, V: l.pinch / d})
 				l.pinch = d
 			}
 		}
@@ -215,12 +232,12 @@ func (l *jsLoop) listenPointers() {
 				l.grab = false
 				if l.moved {
 					x, _ := offset(e)
-					l.drv.push(input{Kind: inputScrubEnd, X: x})
+					l.push(input{Kind: inputScrubEnd, X: x})
 				}
 			}
 			if tap && len(l.pointers) == 0 && !l.moved {
 				if b := num(e, "button"); b == 0 {
-					l.drv.push(input{Kind: inputTap, X: l.downAt.X, Y: l.downAt.Y})
+					l.push(input{Kind: inputTap, X: l.downAt.X, Y: l.downAt.Y})
 				}
 			}
 		}
@@ -356,6 +373,7 @@ func (l *jsLoop) stop() {
 	for _, r := range l.remove {
 		r()
 	}
+	l.detachB()
 	safejs.Global().Call("cancelAnimationFrame", l.rafID.Load())
 	for _, f := range l.funcs {
 		f.Release()
@@ -402,6 +420,9 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		l.drv.tl.Draw(l.paint, l.drv.frame, w, need, mouse)
 	}
 	if drew {
+		l.drawB(w)
+	}
+	if drew {
 		l.drv.stats.add(perfNow() - t0)
 	}
 	hover := l.drv.tl.Hover
@@ -424,11 +445,10 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 	}
 	if panelDue {
 		l.publish()
-		pn := p.sess.Panel()
-		sc, preset := p.sess.Scenario()
+		show := p.takePanels()
 		det, open := l.drv.refreshDetails()
 		ctx.Dispatch(func(app.Context) {
-			p.apply(pn, sc, preset)
+			show()
 			p.expireNotice(time.Now())
 			if open && p.details != nil && p.details.ID == det.ID {
 				p.details = &det

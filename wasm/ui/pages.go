@@ -64,6 +64,11 @@ func notes() app.UI {
 			item("Links and traces", "The address bar always holds the whole scenario (#s=), with the bursts and clicks you "+
 				"added at the time you added them, so a copied link replays the run. Download trace saves Chrome Trace Event "+
 				"JSON for ui.perfetto.dev; Load trace shows such a file here, read-only."),
+			item("Compare", "“Compare with…” runs the same work twice on one clock: A as it is, B with the settings you change "+
+				"(parallelism, aging, capacity, priorities, the shared limit, or a primitive that takes the same tasks). "+
+				"B's timeline sits under A's on the same time axis; zoom, pan, play and step move both, and work you add goes to both. "+
+				"The table “A and B compared” shows each run's waits, throughput and outcomes, B/A, and which run did better. "+
+				"The link and the embed carry both runs."),
 			item("WebAssembly", "WebAssembly runs Go on one thread: goroutines interleave, they never run in parallel. "+
 				"Limits and ordering behave exactly as on a server, because they are the same code; only the timings are "+
 				"the browser's, and time here is virtual anyway."),

@@ -71,7 +71,8 @@ type Play struct {
 	badList    string // the ID of a list input whose text was refused
 	badErr     string // why it was refused
 
-	rw playRewind // seeks, the moment in the address bar, forks told (play_rewind.go)
+	cmp compareState // the comparison open, if any (compare_view.go)
+	rw  playRewind   // seeks, the moment in the address bar, forks told (play_rewind.go)
 }
 
 // noticeFor is how long a toast that is not an error stays up.
@@ -108,6 +109,7 @@ type hostMessage struct {
 // OnMount opens the scenario in the URL (or the first preset), starts
 // playing it, and starts the frame loop. It is called on the client only.
 func (p *Play) OnMount(ctx app.Context) {
+	_, query, hash := location() // a comparison's link (#c=) opens once the page runs
 	sc, preset, problem := initialScenario()
 	sess, err := NewSession(sc, preset)
 	if err != nil {
@@ -145,7 +147,13 @@ func (p *Play) OnMount(ctx app.Context) {
 		p.syncURL(p.panel.Link)
 	}
 	p.stopLoop = startLoop(ctx, p)
-	if paused {
+	switch {
+	case versionProblem(query) == "" && strings.HasPrefix(hash, sim.ComparePrefix):
+		if !paused {
+			at = -1
+		}
+		p.openLinked(ctx, hash, at) // both runs, at the link's moment if it has one
+	case paused:
 		p.seek(ctx, at) // the link's moment, t=
 	}
 	if p.Embed {
@@ -185,6 +193,14 @@ func (p *Play) OnNav(ctx app.Context) {
 	_, query, hash := location()
 	if linkRepaired.Swap(false) {
 		p.notice = notice{damagedLink, "error"}
+		return
+	}
+	if text, ok := strings.CutPrefix(hash, sim.ComparePrefix); ok && text != p.link && versionProblem(query) == "" {
+		at, paused, _ := linkMoment()
+		if !paused {
+			at = -1
+		}
+		p.openLinked(ctx, hash, at)
 		return
 	}
 	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
@@ -281,12 +297,12 @@ func (p *Play) syncURL(link string) {
 	}
 	p.link, p.rw.moment = link, moment
 	path, _, _ := location()
-	replaceURL(path + "?v=" + strconv.Itoa(sim.Version) + moment + sim.LinkPrefix + link)
+	replaceURL(path + "?v=" + strconv.Itoa(sim.Version) + moment + p.linkPrefix() + link)
 }
 
 // shareURL returns the link to the current scenario on page path.
 func (p *Play) shareURL(path string) string {
-	return origin() + path + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + sim.LinkPrefix + p.link
+	return origin() + path + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + p.linkPrefix() + p.link
 }
 
 // apply shows a panel the frame loop or a command produced.
@@ -306,9 +322,8 @@ func (p *Play) apply(pn Panel, sc sim.Scenario, preset string) {
 // refresh takes a panel now, after a command, and shows it. It runs in
 // ctx.Async.
 func (p *Play) refresh(ctx app.Context) {
-	pn := p.sess.Panel()
-	sc, preset := p.sess.Scenario()
-	ctx.Dispatch(func(app.Context) { p.apply(pn, sc, preset) })
+	show := p.takePanels()
+	ctx.Dispatch(func(app.Context) { show() })
 }
 
 // command runs do, which calls into the session, in ctx.Async; a problem
@@ -347,6 +362,7 @@ func (p *Play) fail(err error) {
 
 // load replaces the scenario and starts it playing from 0.
 func (p *Play) load(ctx app.Context, sc sim.Scenario, preset, ok string) {
+	p.closeCompare(ctx)
 	if p.drv != nil {
 		p.drv.push(input{Kind: inputReset}) // task IDs start again
 	}
@@ -366,6 +382,10 @@ func (p *Play) edit(ctx app.Context, change func(*sim.Scenario)) {
 	if err := sc.Validate(); err != nil {
 		// Refused, with the reason: the run goes on with what is in effect.
 		p.fail(err)
+		return
+	}
+	if p.runB() != nil {
+		p.editCompare(ctx, sc)
 		return
 	}
 	p.load(ctx, sc, presetFor(sc), "")
@@ -392,12 +412,13 @@ func (p *Play) hostCommand(ctx app.Context, m hostMessage) {
 		postToParent(map[string]any{"sluice": "pong", "version": sim.Version, "phase": p.sess.Phase()})
 		return
 	case "play":
+		b := p.drv.b.Load()
 		if m.Speed != 0 {
-			p.sess.SetSpeed(m.Speed)
+			eachRun(p.sess, b, func(s *Session) error { s.SetSpeed(m.Speed); return nil })
 		}
-		err = p.sess.SetPlaying(true)
+		err = setPlayingBoth(p.sess, b, true)
 	case "pause":
-		err = p.sess.SetPlaying(false)
+		err = setPlayingBoth(p.sess, p.drv.b.Load(), false)
 	case "load":
 		err = p.hostLoad(m)
 	default:
@@ -446,6 +467,10 @@ func (p *Play) onPreset(id string) app.EventHandler {
 		if !ok {
 			return
 		}
+		if ps.Compare != nil {
+			p.onComparePreset(ctx, ps)
+			return
+		}
 		p.preset = id
 		p.notice = notice{}
 		p.form = defaultBurst()
@@ -461,12 +486,18 @@ func (p *Play) onPresetSelect(ctx app.Context, e app.Event) {
 
 func (p *Play) onPlay(ctx app.Context, e app.Event) {
 	on := p.panel.Phase != "playing"
-	p.command(ctx, "", func() error { return p.sess.SetPlaying(on) })
+	b := p.runB()
+	p.command(ctx, "", func() error {
+		p.drv.hold.Store(true) // both runs start and stop together
+		defer p.drv.hold.Store(false)
+		return setPlayingBoth(p.sess, b, on)
+	})
 }
 
 func (p *Play) onStep(ctx app.Context, e app.Event) {
+	b := p.runB()
 	p.command(ctx, "", func() error {
-		if !p.sess.Step() {
+		if !stepBoth(p.sess, b) {
 			return errors.New("nothing is left to happen: add work to run more")
 		}
 		return nil
@@ -499,7 +530,10 @@ func (p *Play) onSpeed(ctx app.Context, e app.Event) {
 	}
 	speed := speedFromSlider(v)
 	p.sc.Speed = speed
-	p.command(ctx, "", func() error { p.sess.SetSpeed(speed); return nil })
+	b := p.runB()
+	p.command(ctx, "", func() error {
+		return eachRun(p.sess, b, func(s *Session) error { s.SetSpeed(speed); return nil })
+	})
 }
 
 // spans are the timeline windows the person can choose.
@@ -517,6 +551,10 @@ func (p *Play) onSpan(ctx app.Context, e app.Event) {
 
 func (p *Play) onReset(ctx app.Context, e app.Event) {
 	p.notice = notice{}
+	if p.runB() != nil {
+		p.resetCompare(ctx)
+		return
+	}
 	if p.drv != nil {
 		p.drv.push(input{Kind: inputReset})
 	}
@@ -529,20 +567,26 @@ func (p *Play) onReset(ctx app.Context, e app.Event) {
 }
 
 func (p *Play) onCancelAll(ctx app.Context, e app.Event) {
-	p.command(ctx, "Every waiting and running task was canceled.", p.sess.CancelAll)
+	b := p.runB()
+	p.command(ctx, "Every waiting and running task was canceled.", func() error { return eachRun(p.sess, b, (*Session).CancelAll) })
 }
 
 func (p *Play) onDrain(ctx app.Context, e app.Event) {
-	p.command(ctx, "Draining: no new work is taken; the accepted work finishes.", p.sess.Drain)
+	b := p.runB()
+	p.command(ctx, "Draining: no new work is taken; the accepted work finishes.", func() error { return eachRun(p.sess, b, (*Session).Drain) })
 }
 
 func (p *Play) onClose(ctx app.Context, e app.Event) {
-	p.command(ctx, "Closed: waiting work was canceled without running, running work had its context canceled.", p.sess.CloseRun)
+	b := p.runB()
+	p.command(ctx, "Closed: waiting work was canceled without running, running work had its context canceled.", func() error { return eachRun(p.sess, b, (*Session).CloseRun) })
 }
 
 func (p *Play) onSetLimit(ctx app.Context, e app.Event) {
 	n := p.limitNow
-	p.command(ctx, fmt.Sprintf("The limit is now %d.", n), func() error { return p.sess.SetLimit(n) })
+	b := p.runB()
+	p.command(ctx, fmt.Sprintf("The limit is now %d.", n), func() error {
+		return eachRun(p.sess, b, func(s *Session) error { return s.SetLimit(n) })
+	})
 }
 
 func (p *Play) onCancelTask(ctx app.Context, e app.Event) {
@@ -551,7 +595,8 @@ func (p *Play) onCancelTask(ctx app.Context, e app.Event) {
 		p.fail(errors.New("type a task's name, such as t7, or click its bar on the timeline"))
 		return
 	}
-	p.command(ctx, name+" was canceled.", func() error { return p.sess.Cancel(name) })
+	b := p.runB()
+	p.command(ctx, name+" was canceled.", func() error { return eachRun(p.sess, b, func(s *Session) error { return s.Cancel(name) }) })
 }
 
 func (p *Play) onAddOne(ctx app.Context, e app.Event) {
@@ -573,7 +618,8 @@ func (p *Play) submit(ctx app.Context, b sim.Burst) {
 		k.Trim(&b)
 	}
 	ok := fmt.Sprintf("Added %s %s.", formatCount(b.Count), plural(b.Count, "task", "tasks"))
-	p.command(ctx, ok, func() error { return p.sess.Submit(b) })
+	runB := p.runB()
+	p.command(ctx, ok, func() error { return eachRun(p.sess, runB, func(s *Session) error { return s.Submit(b) }) })
 }
 
 func (p *Play) onDismiss(ctx app.Context, e app.Event) { p.notice = notice{} }
@@ -586,7 +632,7 @@ func (p *Play) onCopyLink(ctx app.Context, e app.Event) {
 
 func (p *Play) onCopyEmbed(ctx app.Context, e app.Event) {
 	path, _, _ := location()
-	src := embedURL(path) + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + sim.LinkPrefix + p.link
+	src := embedURL(path) + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + p.linkPrefix() + p.link
 	p.snippet = embedSnippet(src)
 	p.copy(ctx, p.snippet, "Embed snippet copied: paste it into a documentation page.")
 }

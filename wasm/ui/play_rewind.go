@@ -40,14 +40,14 @@ func (p *Play) seek(ctx app.Context, at time.Duration) {
 }
 
 func (p *Play) runSeek(ctx app.Context, at time.Duration) {
+	b := p.runB() // a comparison's run B moves with run A (compare.go)
 	ctx.Async(func() {
 		start := time.Now()
-		err := p.sess.Seek(at)
+		err := eachRun(p.sess, b, func(s *Session) error { return s.Seek(at) })
 		took := time.Since(start)
-		pn := p.sess.Panel()
-		sc, preset := p.sess.Scenario()
+		show := p.takePanels()
 		ctx.Dispatch(func(ctx app.Context) {
-			p.apply(pn, sc, preset)
+			show()
 			p.rw.took = took
 			if err != nil {
 				p.fail(err)
@@ -64,6 +64,7 @@ func (p *Play) runSeek(ctx app.Context, at time.Duration) {
 // loadAt replaces the scenario and shows it paused at moment at, as a
 // link with t= opens.
 func (p *Play) loadAt(ctx app.Context, sc sim.Scenario, preset string, at time.Duration) {
+	p.closeCompare(ctx) // a scenario's link: one run
 	if p.drv != nil {
 		p.drv.push(input{Kind: inputReset}) // task IDs start again
 	}
@@ -86,8 +87,9 @@ func (p *Play) onScrub(ctx app.Context, e app.Event) {
 }
 
 func (p *Play) onStepBack(ctx app.Context, e app.Event) {
+	b := p.runB()
 	p.command(ctx, "", func() error {
-		if !p.sess.StepBack() {
+		if !stepBackBoth(p.sess, b) {
 			return errors.New("nothing earlier to step back to: this is the run's first moment")
 		}
 		return nil

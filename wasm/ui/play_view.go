@@ -38,6 +38,7 @@ func (p *Play) Render() app.UI {
 		body = append(body,
 			p.renderTimeline(sc, preset, phase),
 			p.renderCounters(sc, true),
+			p.renderComparePanels(true),
 			app.Div().Class("embed-foot").Body(
 				app.Span().Class("muted").Text("Real core primitives, running in this frame."),
 				app.A().ID("open-playground").Href(p.openHref()).Target("_blank").Rel("noopener").Text("Open in the playground ↗"),
@@ -48,10 +49,13 @@ func (p *Play) Render() app.UI {
 			p.renderSide(sc, preset),
 			app.Div().Class("play-main").Body(
 				p.renderTimeline(sc, preset, phase),
+				p.renderStatsLabel(),
 				p.renderCounters(sc, false),
+				p.renderComparePanels(false),
 				p.renderDetails(),
 				p.renderShare(),
 				p.renderCode(sc, phase),
+				p.renderCodeB(),
 			),
 		))
 	}
@@ -69,7 +73,7 @@ func (p *Play) openHref() string {
 	if p.link == "" {
 		return PathPlayground
 	}
-	return PathPlayground + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + sim.LinkPrefix + p.link
+	return PathPlayground + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + p.linkPrefix() + p.link
 }
 
 func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
@@ -167,7 +171,7 @@ func (p *Play) presetOptions(selected string) []app.UI {
 	for _, ps := range append(sim.Presets(), sim.Blank()) {
 		opts = append(opts, option(ps.ID, ps.Title, ps.ID == selected))
 	}
-	return opts
+	return append(opts, compareOptions(selected))
 }
 
 func (p *Play) renderNotice() app.UI {
@@ -243,6 +247,7 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 	return app.Section().Class("view").Body(
 		head,
 		p.renderZoom(),
+		p.renderRunLabel(sc),
 		app.Div().Class("canvas-wrap").Body(
 			app.Canvas().ID("timeline").Class("timeline").TabIndex(0).
 				Aria("label", "Timeline of the run: lanes with a bar per task, the waiting queue by priority, and counter tracks. "+
@@ -251,6 +256,7 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 				Role("%s", "application"),
 			reading,
 		),
+		p.renderCompareTimeline(),
 		p.renderScrubber(phase),
 		p.renderSheet(),
 		p.renderActions(),
@@ -303,7 +309,13 @@ func (p *Play) renderLegend(sc sim.Scenario) app.UI {
 }
 
 func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
-	pn := p.panel
+	return countersFor(p.panel, sc, compact, "")
+}
+
+// countersFor draws the counters of a run's panel pn: run A's (#stats,
+// each counter #c-<name>), or with pre "b-" a comparison's run B's
+// (#stats-b, #c-b-<name>).
+func countersFor(pn Panel, sc sim.Scenario, compact bool, pre string) app.UI {
 	limit := "no limit"
 	if pn.Limit > 0 {
 		limit = "limit " + strconv.Itoa(pn.Limit)
@@ -332,38 +344,38 @@ func (p *Play) renderCounters(sc sim.Scenario, compact bool) app.UI {
 		running = "no limit"
 	}
 	cards := []app.UI{
-		counter("running", "running", pn.Running, running, ""),
-		counter("waiting", "waiting", pn.Waiting, waiting, ""),
-		counter("done", "done", pn.Succeeded, "succeeded", ""),
-		counter("failed", "failed", pn.Failed, "returned an error", "bad"),
-		counter("canceled", "canceled", pn.Canceled, canceled, ""),
-		counter("panicked", "panicked", pn.Panicked, "recovered", "bad"),
+		counter(pre+"running", "running", pn.Running, running, ""),
+		counter(pre+"waiting", "waiting", pn.Waiting, waiting, ""),
+		counter(pre+"done", "done", pn.Succeeded, "succeeded", ""),
+		counter(pre+"failed", "failed", pn.Failed, "returned an error", "bad"),
+		counter(pre+"canceled", "canceled", pn.Canceled, canceled, ""),
+		counter(pre+"panicked", "panicked", pn.Panicked, "recovered", "bad"),
 	}
 	state := ""
 	if over {
 		state = "bad"
 	}
-	cards = append(cards, counter("max-in-flight", "max in flight", inFlight, inFlightOf, state))
+	cards = append(cards, counter(pre+"max-in-flight", "max in flight", inFlight, inFlightOf, state))
 	if !compact {
 		cards = append(cards,
-			counter("refused", "refused", pn.Refused, "ErrFull / ErrClosed", ""),
-			textCounter("throughput", "throughput", formatRate(pn.Throughput), throughputOf(pn)),
-			textCounter("oldest-wait", "oldest wait", formatSpan(pn.OldestWait), "age of the oldest waiter"),
+			counter(pre+"refused", "refused", pn.Refused, "ErrFull / ErrClosed", ""),
+			textCounter(pre+"throughput", "throughput", formatRate(pn.Throughput), throughputOf(pn)),
+			textCounter(pre+"oldest-wait", "oldest wait", formatSpan(pn.OldestWait), "age of the oldest waiter"),
 		)
 		if gv, gof := goroutinesShown(pn); pn.Phase == "replay" {
-			cards = append(cards, textCounter("goroutines", "goroutines", gv, gof))
+			cards = append(cards, textCounter(pre+"goroutines", "goroutines", gv, gof))
 		} else {
-			cards = append(cards, counter("goroutines", "goroutines", pn.Goroutines, gof, ""))
+			cards = append(cards, counter(pre+"goroutines", "goroutines", pn.Goroutines, gof, ""))
 		}
 		if sim.KindOf(sc.Primitive).Keys || pn.Phase == "replay" && pn.Lanes > 0 {
-			cards = append(cards, counter("lanes", "live lanes", pn.Lanes, "keys with a lane", ""))
+			cards = append(cards, counter(pre+"lanes", "live lanes", pn.Lanes, "keys with a lane", ""))
 		}
 	}
 	class := "counters"
 	if compact {
 		class += " counters-compact"
 	}
-	return app.Div().ID("stats").Class(class).DataSets(map[string]any{
+	return app.Div().ID(strings.TrimSuffix("stats-"+pre, "-")).Class(class).DataSets(map[string]any{
 		"tasks":       pn.Tasks,
 		"scheduled":   pn.Scheduled,
 		"waiting":     pn.Waiting,
@@ -415,25 +427,7 @@ func counterCard(id, label, shown, value, of, state string) app.UI {
 
 func (p *Play) renderDetails() app.UI {
 	pn := p.panel
-	rows := []app.UI{app.Tr().Body(
-		app.Th().Text("priority"), app.Th().Text("tasks"), app.Th().Text("p50"), app.Th().Text("p95"), app.Th().Text("max"),
-	)}
-	for _, w := range pn.Waits {
-		dot := app.Span().Class("dot dot-" + prioClass(w.Priority))
-		if !classicLevels(pn.Levels) {
-			dot = app.Span().Class("dot " + levelClass(pn.Levels, w.Priority))
-		}
-		rows = append(rows, app.Tr().DataSet("priority", int(w.Priority)).Body(
-			app.Td().Body(dot, app.Text(priorityName(w.Priority))),
-			app.Td().Text(formatCount(w.Count)),
-			app.Td().Class("num").Text(formatSpan(w.P50)),
-			app.Td().Class("num").Text(formatSpan(w.P95)),
-			app.Td().Class("num").Text(formatSpan(w.Max)),
-		))
-	}
-	if len(pn.Waits) == 0 {
-		rows = append(rows, app.Tr().Body(app.Td().ColSpan(5).Class("muted").Text("No task has started yet.")))
-	}
+	rows := waitRows(pn)
 	// The panel holds the latest events that match the filter, out of the
 	// whole run: the session filters.
 	var log []app.UI
@@ -482,7 +476,7 @@ func (p *Play) renderDetails() app.UI {
 	}
 	return app.Div().Class("details").Body(
 		app.Section().Class("card").Body(
-			app.H2().Class("card-title").Text("Wait before start, per priority"),
+			app.H2().Class("card-title").Text(map[bool]string{true: "Run A: wait before start, per priority", false: "Wait before start, per priority"}[p.runB() != nil]),
 			app.Table().ID("waits").Class("waits").Body(app.TBody().Body(rows...)),
 			app.P().Class("muted small").Text(waitsNote(pn)),
 		),
@@ -589,6 +583,7 @@ func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
 	return app.Aside().Class("side").Body(
 		p.renderPresets(preset),
 		p.renderSetup(sc),
+		p.renderCompareForm(sc),
 		p.renderCompose(sc),
 		p.renderRun(sc),
 	)
@@ -597,19 +592,26 @@ func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
 func (p *Play) renderPresets(selected string) app.UI {
 	var items []app.UI
 	for _, ps := range append(sim.Presets(), sim.Blank()) {
-		class := "preset"
-		if ps.ID == selected {
-			class += " preset-active"
-		}
-		items = append(items, app.Button().ID("preset-"+ps.ID).Class(class).Disabled(!p.mounted).
-			DataSet("preset", ps.ID).OnClick(p.onPreset(ps.ID), ps.ID).Body(
-			app.Span().Class("preset-title").Text(ps.Title),
-			app.Span().Class("preset-kind").Text(sim.KindOf(ps.Scenario.Primitive).Title),
-		))
+		items = append(items, p.presetButton(ps, selected, sim.KindOf(ps.Scenario.Primitive).Title))
 	}
 	return app.Section().Class("card").Body(
 		app.H2().Class("card-title").Text("Presets"),
 		app.Div().Class("presets").Body(items...),
+		p.comparePresetButtons(selected),
+	)
+}
+
+// presetButton is a preset's button in the presets card, kind said on
+// its right.
+func (p *Play) presetButton(ps sim.Preset, selected, kind string) app.UI {
+	class := "preset"
+	if ps.ID == selected {
+		class += " preset-active"
+	}
+	return app.Button().ID("preset-"+ps.ID).Class(class).Disabled(!p.mounted).
+		DataSet("preset", ps.ID).OnClick(p.onPreset(ps.ID), ps.ID).Body(
+		app.Span().Class("preset-title").Text(ps.Title),
+		app.Span().Class("preset-kind").Text(kind),
 	)
 }
 
@@ -702,17 +704,38 @@ func composerField(id string) bool {
 }
 
 func (p *Play) renderSetup(sc sim.Scenario) app.UI {
+	return app.Section().Class("card").Body(
+		app.H2().Class("card-title").Text("Setup"),
+		app.P().Class("muted small").Text("Changing the setup restarts the run with the same work."),
+		app.Div().Class("fields").Body(p.setupFields(sc, sc, false)...),
+	)
+}
+
+// setupFields are the setup's fields for sc: run A's, or with forB a
+// comparison's run B's (see renderCompareForm), whose fields edit the
+// draft of run B, whose IDs start "compare-" and whose labels "Run B's",
+// whose primitives are those that take a's work, and which has no idle
+// timeout, seed, colour, or groups added or removed: B runs A's work.
+func (p *Play) setupFields(sc, a sim.Scenario, forB bool) []app.UI {
+	pre, edit, label := "", p.edit, func(s string) string { return s }
+	if forB {
+		pre = "compare-"
+		edit = func(_ app.Context, change func(*sim.Scenario)) { p.setDraft(change) }
+		label = func(s string) string { return "Run B's " + strings.ToLower(s) }
+	}
 	var prims []app.UI
 	for _, k := range sim.Kinds() {
-		prims = append(prims, option(k.ID, k.Title, k.ID == sc.Primitive))
+		if !forB || k.ID == a.Primitive || sim.Fits(a, k.ID) {
+			prims = append(prims, option(k.ID, k.Title, k.ID == sc.Primitive))
+		}
 	}
 	fields := []app.UI{
 		app.Label().Class("field").Body(
-			app.Span().Class("field-label").Text("Primitive"),
-			app.Select().ID("primitive").Class("select").Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
+			app.Span().Class("field-label").Text(label("Primitive")),
+			app.Select().ID(pre+"primitive").Class("select").Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
 				v := ctx.JSSrc().Get("value").String()
 				before := p.notice
-				p.edit(ctx, func(sc *sim.Scenario) {
+				edit(ctx, func(sc *sim.Scenario) {
 					sc.Primitive = v
 					if k := sim.KindOf(v); k != nil && sc.Limit < k.MinLimit {
 						// From the keyed queue's "no limit".
@@ -722,22 +745,28 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 				if p.notice != before && p.notice.Kind == "error" {
 					ctx.JSSrc().Set("value", sc.Primitive)
 				}
-			}, "primitive").Body(prims...),
+			}, pre+"primitive").Body(prims...),
 		),
 	}
 	k := sim.KindOf(sc.Primitive)
-	fields = append(fields, p.numField("limit", k.LimitLabel, k.LimitHint, sc.Limit, k.MinLimit, sim.MaxLimit, func(ctx app.Context, n int) {
-		p.edit(ctx, func(sc *sim.Scenario) { sc.Limit = n })
+	fields = append(fields, p.numField(pre+"limit", label(k.LimitLabel), k.LimitHint, sc.Limit, k.MinLimit, sim.MaxLimit, func(ctx app.Context, n int) {
+		edit(ctx, func(sc *sim.Scenario) { sc.Limit = n })
 	}))
 	if k.Aging {
-		fields = append(fields, p.numField("aging", "Aging step (ms)", "WithAging: a waiter rises one priority level per step; 0: off", sc.AgingMS, 0, sim.MaxAgingMS, func(ctx app.Context, n int) {
-			p.edit(ctx, func(sc *sim.Scenario) { sc.AgingMS = n })
+		fields = append(fields, p.numField(pre+"aging", label("Aging step (ms)"), "WithAging: a waiter rises one priority level per step; 0: off", sc.AgingMS, 0, sim.MaxAgingMS, func(ctx app.Context, n int) {
+			edit(ctx, func(sc *sim.Scenario) { sc.AgingMS = n })
 		}))
 	}
 	if k.CapacityLabel != "" {
-		fields = append(fields, p.numField("capacity", k.CapacityLabel, k.CapacityHint, sc.Capacity, 0, sim.MaxCapacity, func(ctx app.Context, n int) {
-			p.edit(ctx, func(sc *sim.Scenario) { sc.Capacity = n })
+		fields = append(fields, p.numField(pre+"capacity", label(k.CapacityLabel), k.CapacityHint, sc.Capacity, 0, sim.MaxCapacity, func(ctx app.Context, n int) {
+			edit(ctx, func(sc *sim.Scenario) { sc.Capacity = n })
 		}))
+	}
+	if forB {
+		if k.HasGroups() {
+			fields = append(fields, p.renderConsumers(sc, pre, edit))
+		}
+		return fields
 	}
 	if k.Idle {
 		fields = append(fields, p.numField("idle", "Idle timeout (ms)", "WithIdleTimeout: a key's lane is evicted after this long idle; 0: 30 s", sc.IdleMS, 0, sim.MaxIdleMS, func(ctx app.Context, n int) {
@@ -745,7 +774,7 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 		}))
 	}
 	if k.HasGroups() {
-		fields = append(fields, p.renderConsumers(sc))
+		fields = append(fields, p.renderConsumers(sc, "", p.edit))
 	}
 	fields = append(fields,
 		p.numField("seed", "Random seed", "the same seed draws the same tasks", int(min(sc.Seed, 1<<53)), 0, 1<<53, func(ctx app.Context, n int) {
@@ -763,11 +792,7 @@ func (p *Play) renderSetup(sc sim.Scenario) app.UI {
 			),
 		),
 	)
-	return app.Section().Class("card").Body(
-		app.H2().Class("card-title").Text("Setup"),
-		app.P().Class("muted small").Text("Changing the setup restarts the run with the same work."),
-		app.Div().Class("fields").Body(fields...),
-	)
+	return fields
 }
 
 func (p *Play) onColorBy(ctx app.Context, e app.Event) {
@@ -779,7 +804,11 @@ func (p *Play) onColorBy(ctx app.Context, e app.Event) {
 // renderConsumers draws the list of consumers (consume) or work queues
 // (shared) that share the semaphore: each one's concurrency or
 // parallelism, and its priority.
-func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
+//
+// pre starts the IDs of its fields and edit changes the scenario: run A's
+// (""), or a comparison's run B's ("compare-"), whose groups cannot be
+// added or removed, since run B runs run A's work.
+func (p *Play) renderConsumers(sc sim.Scenario, pre string, edit func(app.Context, func(*sim.Scenario))) app.UI {
 	k := sim.KindOf(sc.Primitive)
 	unit, size, sizeTitle, label := k.Groups, k.GroupSize, k.GroupSizeTitle, k.GroupsLabel
 	var rows []app.UI
@@ -787,24 +816,24 @@ func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
 		name := k.GroupName(i)
 		rows = append(rows, app.Div().Class("consumer-row").Body(
 			app.Span().Class("consumer-name").Text(name),
-			app.Input().Type("number").ID(fmt.Sprintf("%s-%d-%s", unit, i+1, size)).Class("input input-small").
+			app.Input().Type("number").ID(fmt.Sprintf("%s%s-%d-%s", pre, unit, i+1, size)).Class("input input-small").
 				Min(1).Max(sim.MaxConcurrency).Value(c.Concurrency).Title("%s", sizeTitle).
-				Aria("label", name+" "+size).Disabled(!p.mounted).
+				Aria("label", strings.Replace(pre, "compare-", "Run B's ", 1)+name+" "+size).Disabled(!p.mounted).
 				OnChange(func(ctx app.Context, e app.Event) {
 					n, err := strconv.Atoi(strings.TrimSpace(ctx.JSSrc().Get("value").String()))
 					if err != nil {
 						p.fail(fmt.Errorf("a %s's %s must be a whole number", unit, size))
 						return
 					}
-					p.edit(ctx, func(sc *sim.Scenario) {
+					edit(ctx, func(sc *sim.Scenario) {
 						if i < len(sc.Consumers) {
 							sc.Consumers[i].Concurrency = n
 						}
 					})
 				}, "conc", i),
-			app.Input().Type("number").ID(fmt.Sprintf("%s-%d-priority", unit, i+1)).Class("input input-small").
+			app.Input().Type("number").ID(fmt.Sprintf("%s%s-%d-priority", pre, unit, i+1)).Class("input input-small").
 				Step(1).Value(c.Priority).Title("%s", "WithPriority: any whole number; 1 High, 0 Normal, -1 Low").
-				Aria("label", name+" priority").Disabled(!p.mounted).
+				Aria("label", strings.Replace(pre, "compare-", "Run B's ", 1)+name+" priority").Disabled(!p.mounted).
 				OnChange(func(ctx app.Context, e app.Event) {
 					v := strings.TrimSpace(ctx.JSSrc().Get("value").String())
 					n, err := strconv.Atoi(v)
@@ -812,33 +841,33 @@ func (p *Play) renderConsumers(sc sim.Scenario) app.UI {
 						p.fail(fmt.Errorf("a %s's priority must be a whole number, such as 1 (High), 0 (Normal), -1 (Low) or 100; %q is not one", unit, truncate(v, 20)))
 						return
 					}
-					p.edit(ctx, func(sc *sim.Scenario) {
+					edit(ctx, func(sc *sim.Scenario) {
 						if i < len(sc.Consumers) {
 							sc.Consumers[i].Priority = n
 						}
 					})
 				}, "prio", i),
-			app.Button().Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) <= 1).Aria("label", "Remove "+name).Text("×").
+			app.If(pre == "", app.Button().Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) <= 1).Aria("label", "Remove "+name).Text("×").
 				OnClick(func(ctx app.Context, e app.Event) {
-					p.edit(ctx, func(sc *sim.Scenario) {
+					edit(ctx, func(sc *sim.Scenario) {
 						if i < len(sc.Consumers) && len(sc.Consumers) > 1 {
 							sc.Consumers = append(sc.Consumers[:i], sc.Consumers[i+1:]...)
 						}
 					})
-				}, "remove", i),
+				}, "remove", i)),
 		))
 	}
 	return app.Div().Class("field").Body(
 		app.Span().Class("field-label").Text(label),
 		app.Div().Class("consumers").Body(rows...),
-		app.Button().ID("add-"+unit).Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) >= sim.MaxConsumers).
+		app.If(pre == "", app.Button().ID("add-"+unit).Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) >= sim.MaxConsumers).
 			Text("+ "+unit).OnClick(func(ctx app.Context, e app.Event) {
-			p.edit(ctx, func(sc *sim.Scenario) {
+			edit(ctx, func(sc *sim.Scenario) {
 				if len(sc.Consumers) < sim.MaxConsumers {
 					sc.Consumers = append(sc.Consumers, sim.Consumer{Concurrency: 2})
 				}
 			})
-		}),
+		})),
 	)
 }
 

@@ -89,6 +89,13 @@ type timeline struct {
 	peaks       []int64
 	tracks      []*trackPaths
 
+	// MinLabel is the narrowest the lane labels' column is drawn, so that
+	// two timelines drawn one above the other (a comparison's) share
+	// their plot's left edge, and so one time axis; OwnLabel is the
+	// width the last frame's labels asked for. The frame goroutine sets
+	// MinLabel between frames.
+	MinLabel, OwnLabel float64
+
 	// Selected is the ID of the task selected by a tap, a click or the
 	// keyboard, or 0; the frame goroutine sets it between frames.
 	Selected uint64
@@ -189,6 +196,8 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	t.layoutQueue(snap, f.Levels, f.Replay)
 	t.layoutLanes(f, &g)
 	labelW := t.labelWidth(p, snap, w)
+	t.OwnLabel = labelW
+	labelW = max(labelW, t.MinLabel)
 	g.plotL, g.plotR = labelW, max(labelW+40, w-14)
 	t.plotL, t.plotR = g.plotL, g.plotR
 	g.queueTop = axisH + 4

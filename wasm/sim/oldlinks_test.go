@@ -1,0 +1,13 @@
+package sim_test
+
+// oldLinks are the presets' links as the playground wrote them before
+// comparisons existed: they must decode to the same scenarios.
+var oldLinks = map[string]string{
+	"workqueue-cancel":   "dNBNTsMwEAXgu7z1LPLTRGh2sOcEqAvjutSq4wmO3VJFvjtySkqF6C6R37zP4xkncEMYgx1stCcDxlnC8TOZZECYjNmB65bgSgDcErQ4CS8XcJmSYOOlBMdrkvCewhQn8NsMLclH8BNhsP51Am-qijCor_JdN-XnVsEzvIRBucU42I8DuM4ESVHLYMq5HME9Ya-sW6RReatLKtMMFcF1Vyp_1P6m9vdq91d1cl7aVr3JBK28Nu55H01Yr7oabfWv0d0b1aPN6t_N8pagdLTir29VujfL4E7A0E4mg7zN3wEAAP__",
+	"semaphore":          "VMzBroIwEIXhdznrLkq5YTHLu_cJjAvEiUxCKWkLSgjvbgaV4O6k_b9ZMIGcwRDFS5aJQUjs66ENkWGQmG9b0Ok_qDRoQhfi_wxSFKLkWbthCwuD6xhTTqDzgiaM_dt46U8J9Getga-fugtn7WoW1Bnk9P1TF3tdHeptP1jurR78uvLgqt25X7de1lcAAAD__w",
+	"priority-semaphore": "rNG9SsYwFMbxe3nmDPnQFzmju1cgDvE1tIF8lCStltJ7l0TsII5nO9D-fy08BzaQFliKj775zYFQXbTLnIuDQHXuA2QEQn8-XrWTT9NLBSkppcA9h1yed1A3cvFt79kyOiXwvpbaKuj1wD2vqQ0s-tQB0_tov_r92O9LoAMhf4LUeYor1P-Gt79hyiXaMD4--2n-RWwDPfz8MJP2xKopzcvdWDkteTneJTTvFIZ3CsM0xdv5HQAA__8",
+	"keyed-devices":      "dMwxboQwEIXhu7x6CuMAxZTpc4IoBYGJZGFjhA0Ksnz3aMIWK-1u9zSj7y84wJawbi647A4BY5ZTJhCSyARuDMHrE2wIbvLykfRqDGGMPm7v52VUrBchfO9bygn8WTDGfcngxhKCWxRbtWH41d3pnuVM4LZSwZDBb7f4v-ufslZ33PMYg4AL4gzuCD-D8-CmPiT7-2T7OnkxW7_qXwAAAP__",
+	"consumers":          "bI7NSsYwEEXf5a5HSFordpbufQLposYIwSYp-SmWkneXKRZFv91NzsyZe2ADd4Q1Oe-K2ywYJoZcvQUhW_sGHgiLUPA9XTBl8MshL1NTssHs4P7UxOTKDtaN_uDu_8_vhTvdJtEvMT3t4B9CyOvZQxNea8rlOl1DAetHgnfhOYN7pQh-_pQ8So61mOgt-ED8AI-E99kt0k2qzAXcDTL3rRpvmh6UalP7CgAA__8",
+	"shared-limit":       "jJG7TsQwEEX_5dZTbF4LTEnPF6AUxjHCIrZXfqyIovw7moRAQCDRzSPnzFU84wquCZdonc32asBILyqaAYRkzAC-IYyyBDcEHXwqzsQEfpyl0yVG4_UEbhb6Mdm8Ido8gaulF3wM8X4Cfy0I6bLeqQhPJaa8q4vP4DuCs_4hgc-nE8GpN6mrWpo9i7hphsrgbpuv6PkTbQ_ordShZB2cAc8Ir-CO8KzsuHoO1nq3Nr9r_5XoG9v-Hel4ticonW3w268QTXuSj4YA_ngMggd3S7-8BwAA__8",
+	"blank":              "JMsxCoAwDEbhu_xzFsUpo1fRDMFKamwrRby7hM7vey8aeCZk11OLNgHjMT-uKlVAuEV28ERI0cELYbNkvnZwTOZaerg84PcHAAD__w",
+}
