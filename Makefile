@@ -196,7 +196,7 @@ test-fuzz:
 	$(call timed,fuzz (each target briefly),set -- 15000x; $(fuzz_each))
 
 test-e2e: test-tools
-	$(call timed,e2e (real server and Chromium),CHROMIUM=$(CHROMIUM) $(GO) test -tags e2e -count=1 ./e2e/)
+	$(call timed,e2e (real server and Chromium),CHROMIUM=$(CHROMIUM) $(GO) test -tags e2e -count=1 -timeout 30m ./e2e/)
 
 # The perf probe (e2e/perf_test.go) reports, and does not assert: app.wasm
 # as served (gzip), navigation to the first interactive frame, the time

@@ -145,10 +145,13 @@ func wasmStale(root, goVersion string) (bool, string, error) {
 //     encoding/json, regexp, text/template, reflect, fmt), which the page
 //     runs seldom or only at start, the copies cost about 80 KB of the
 //     gzip-encoded binary and no measurable time (make perf). wasm/sim
-//     (the scenario's runner, checks and code generator) is compiled
-//     without inlining too: that saves 25 KB of the gzip-encoded binary,
-//     and make perf measured no slower frames, seeks or trace loads (its
-//     time is mostly the primitives', in core, and the drawing's).
+//     (the scenario's runner, checks and code generator), wasm/ui (the
+//     page, whose drawing is calls into the canvas through syscall/js,
+//     which inlining does not shorten) and core/trace (the recorder and
+//     the JSON reader) are compiled without inlining too: together that
+//     saves about 40 KB of the gzip-encoded binary, which keeps it under
+//     its 2.7 MB budget; the time of a frame, a seek or a trace load is
+//     mostly the primitives' (core, inlined) and the browser's.
 var wasmBuildFlags = []string{
 	"-trimpath",
 	"-ldflags=-s -w",
@@ -157,6 +160,8 @@ var wasmBuildFlags = []string{
 	"-gcflags=internal/runtime/...=",
 	"-gcflags=sluice/...=",
 	"-gcflags=sluice/wasm/sim=-l",
+	"-gcflags=sluice/wasm/ui=-l",
+	"-gcflags=sluice/core/trace=-l",
 }
 
 // buildWasm runs GOOS=js GOARCH=wasm go build -o web/app.wasm ./wasm with
