@@ -203,7 +203,7 @@ func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 	t.enq = now.Sub(e.epoch)
 	e.mu.Lock()
 	ks := ""
-	if k.lanes[key] == nil && (e.cfg.observer != nil || trace.IsEnabled()) {
+	if (e.cfg.observer != nil || trace.IsEnabled()) && k.lanes[key] == nil {
 		// A new lane's events and trace name the key with fmt.Sprint,
 		// which may call the key's String method: not under the lock.
 		e.mu.Unlock()
