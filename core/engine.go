@@ -40,8 +40,7 @@ type engine struct {
 	closed atomic.Bool // Close was called: task contexts report Canceled
 	sem    *Semaphore  // WithSemaphore: a token per running task
 	keys   laneMap     // the KeyedQueue, for lanes; nil for the others
-	epoch  time.Time
-	rt     rtQueue // its label in execution traces (rtrace.go)
+	rt     rtQueue     // its label in execution traces (rtrace.go)
 
 	mu sync.Mutex
 	// ctxMu guards the parts of task contexts that Err may change without
@@ -72,8 +71,9 @@ type engine struct {
 	submitted, succeeded, failed, canceled, panicked uint64
 
 	events, spare []Event
-	stamp         time.Time // the time read before this holder of mu took it, or zero (lockStamped)
-	lastEv        time.Time // the time of the latest event
+	stamp         time.Duration // if stamped, the time read before this holder of mu took it (lockStamped)
+	stamped       bool
+	lastEv        time.Duration // the time of the latest event
 	emitting      bool
 	appended      uint64     // events appended so far
 	delivered     uint64     // events delivered so far
@@ -99,11 +99,11 @@ var errGoexit = errors.New("core: task function called runtime.Goexit")
 func newEngine(limit int, cfg config) *engine {
 	e := &engine{cfg: cfg, limit: limit, sem: cfg.semaphore, capacity: cfg.capacity, stopped: make(chan struct{}), maxSpin: spinners(),
 		spareWatches: make(chan *watch, maxSpareWatches)}
-	e.epoch = cfg.clock.Now()
 	return e
 }
 
-func (e *engine) now() time.Duration { return e.cfg.clock.Now().Sub(e.epoch) }
+// now is the time since the engine was made, on its clock.
+func (e *engine) now() time.Duration { return e.cfg.org.since() }
 
 // postOp is a call unlock makes once e.mu is released: f, or the arming
 // (arm set) or stopping of watch w.
@@ -129,10 +129,9 @@ type room struct {
 // submit accepts t, waiting for room if block is set, and queues it or
 // starts it. On error the queue is unchanged.
 func (e *engine) submit(ctx context.Context, t *Task, block bool) error {
-	now := e.cfg.clock.Now() // read before the lock, to keep the clock out of it
-	t.enq = now.Sub(e.epoch)
+	t.enq = e.now() // read before the lock, to keep the clock out of it
 	e.mu.Lock()
-	e.stamp = now
+	e.stamp, e.stamped = t.enq, true
 	err := e.enterLocked(ctx, t, nil, block)
 	e.unlock()
 	return err
@@ -159,7 +158,7 @@ func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) 
 	if l != nil {
 		l.waiting++
 	}
-	e.stamp = time.Time{} // stale once the wait is over
+	e.stamped = false // stale once the wait is over
 	e.mu.Unlock()
 	var err error
 	select {
@@ -997,27 +996,25 @@ func (e *engine) stats() QueueStats {
 // lockStamped takes e.mu with the time its events will carry, read before
 // taking it when there is an observer.
 func (e *engine) lockStamped() {
-	var now time.Time
-	if e.cfg.observer != nil {
-		now = e.cfg.clock.Now()
+	if e.cfg.observer == nil {
+		e.mu.Lock()
+		return
 	}
+	now := e.now()
 	e.mu.Lock()
-	e.stamp = now
+	e.stamp, e.stamped = now, true
 }
 
 // evTime is the time of an event appended now: the time read before the
 // lock was taken, if it was, else the clock's; never before the previous
 // event's, so that event times follow the order of the events.
 func (e *engine) evTime() time.Time {
-	ts := e.stamp
-	if ts.IsZero() {
-		ts = e.cfg.clock.Now()
+	d := e.stamp
+	if !e.stamped {
+		d = e.now()
 	}
-	if ts.Before(e.lastEv) {
-		return e.lastEv
-	}
-	e.lastEv = ts
-	return ts
+	e.lastEv = max(e.lastEv, d)
+	return e.cfg.org.time(e.lastEv)
 }
 
 // ev appends an event for t (nil for queue events) if there is an observer.
@@ -1053,7 +1050,7 @@ func (e *engine) laneEv(kind EventKind, l *lane) {
 // derived from tasks', and the arming and stopping of watches (their context
 // may be a task's of this very queue).
 func (e *engine) unlock() {
-	e.stamp = time.Time{}
+	e.stamped = false
 	var buf [4]*Task
 	spawns := append(buf[:0], e.spawns...)
 	e.spawns = slices.Delete(e.spawns, 0, len(e.spawns)) // zeroes what it drops

@@ -199,8 +199,7 @@ func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 	}
 	t := newTask(k.e, ctx, funcJob(fn), opts)
 	e := k.e
-	now := e.cfg.clock.Now() // read before the lock, to keep the clock out of it
-	t.enq = now.Sub(e.epoch)
+	t.enq = e.now() // read before the lock, to keep the clock out of it
 	e.mu.Lock()
 	ks := ""
 	if (e.cfg.observer != nil || trace.IsEnabled()) && k.lanes[key] == nil {
@@ -214,7 +213,7 @@ func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 		e.mu.Unlock()
 		return nil, ErrClosed
 	}
-	e.stamp = now
+	e.stamp, e.stamped = t.enq, true
 	l := k.lanes[key]
 	if l == nil {
 		kl := &keyLane[K]{key: key}

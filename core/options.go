@@ -31,6 +31,7 @@ type config struct {
 	priority      Priority      // Consume, on semaphore
 	onError       any           // Consume: func(M, error)
 	emitting      *serial       // with an observer: emit's calls one at a time
+	org           origin        // clock, and its time when the primitive was made
 }
 
 // DefaultIdleTimeout is how long a KeyedQueue lane stays without work before
@@ -47,6 +48,7 @@ func newConfig(opts []Option) config {
 	if c.observer != nil {
 		c.emitting = &serial{wake: make(chan struct{}, 1)}
 	}
+	c.org = newOrigin(c.clock)
 	return c
 }
 
@@ -59,7 +61,7 @@ func (c *config) emit(e Event) {
 		return
 	}
 	if e.Time.IsZero() {
-		e.Time = c.clock.Now()
+		e.Time = c.org.now()
 	}
 	c.emitting.lock()
 	defer c.emitting.unlock()

@@ -99,9 +99,8 @@ type Semaphore struct {
 	// of fast state words. Guarded by mu.
 	resizes uint64
 
-	cfg   config
-	epoch time.Time // the clock's time at creation, the origin of aging keys
-	rt    rtQueue   // its label in execution traces (rtrace.go)
+	cfg config
+	rt  rtQueue // its label in execution traces (rtrace.go)
 }
 
 // NewSemaphore returns a semaphore with n tokens. It reads the options
@@ -119,9 +118,6 @@ func NewSemaphore(n int64, opts ...Option) *Semaphore {
 		s.state.Store(lockBit)
 	}
 	s.limitMirror.Store(n)
-	if s.cfg.aging > 0 {
-		s.epoch = s.cfg.clock.Now()
-	}
 	return s
 }
 
@@ -233,7 +229,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, p Priority, name strin
 // emitGranted reports a request granted at once and returns its task id.
 func (s *Semaphore) emitGranted(n int64, p Priority, name string) uint64 {
 	id := s.ids.Add(1)
-	now := s.cfg.clock.Now()
+	now := s.cfg.org.now()
 	s.cfg.emit(Event{Kind: Enqueued, Time: now, Task: id, Name: name, Priority: p, Weight: n})
 	s.cfg.emit(Event{Kind: Started, Time: now, Task: id, Name: name, Priority: p, Weight: n})
 	return id
@@ -256,7 +252,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 	w.n, w.prio, w.seq, w.key, w.granted = n, p, s.seq, negPriority(p), false
 	s.seq++
 	if s.cfg.aging > 0 {
-		w.key = agingKey(s.cfg.clock.Now().Sub(s.epoch), p, s.cfg.aging)
+		w.key = agingKey(s.cfg.org.since(), p, s.cfg.aging)
 	}
 	if n > s.lim {
 		s.park(w)
