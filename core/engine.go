@@ -39,8 +39,16 @@ type engine struct {
 	cfg    config
 	closed atomic.Bool // Close was called: task contexts report Canceled
 	sem    *Semaphore  // WithSemaphore: a token per running task
-	keys   laneMap     // the KeyedQueue, for lanes; nil for the others
-	rt     rtQueue     // its label in execution traces (rtrace.go)
+	keys   laneMap     // the KeyedQueue's shard, for lanes; nil for the others
+	// pool is the slot count that a sharded KeyedQueue's engines share
+	// (slots.go), instead of limit and active; nil for the others. bit is
+	// this engine's bit in its starved set, shard its index, and kick
+	// pool.kick(shard), made once.
+	pool  *slots
+	bit   uint64
+	shard int
+	kick  func()
+	rt    rtQueue // its label in execution traces (rtrace.go)
 
 	mu sync.Mutex
 	// ctxMu guards the parts of task contexts that Err may change without
@@ -142,7 +150,7 @@ func (e *engine) submit(ctx context.Context, t *Task, block bool) error {
 // by the one that makes room, in the order the calls came, so that no call
 // overtakes an earlier one. e.mu is held on entry and on return.
 func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) error {
-	if e.state != engOpen {
+	if !e.openLocked() {
 		return ErrClosed
 	}
 	if e.fitsLocked(l) && !e.behindLocked(l) {
@@ -185,6 +193,12 @@ func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) 
 		err = ErrClosed // woken by Close or Drain
 	}
 	return err
+}
+
+// openLocked reports whether the engine takes new tasks: a shard only
+// while its whole queue does.
+func (e *engine) openLocked() bool {
+	return e.state == engOpen && (e.pool == nil || !e.pool.stopping.Load())
 }
 
 // fitsLocked reports whether one more task fits the capacity, and lane l's.
@@ -274,8 +288,12 @@ func (e *engine) acceptLocked(t *Task) {
 
 // numberLocked counts t as submitted, numbers it and reports it.
 func (e *engine) numberLocked(t *Task) {
-	e.nextID++
-	t.id = e.nextID
+	if e.pool != nil {
+		t.id = e.pool.ids.Add(1)
+	} else {
+		e.nextID++
+		t.id = e.nextID
+	}
 	e.submitted++
 	t.slot = -1
 	e.rtEnqueue(t)
@@ -295,15 +313,40 @@ func (e *engine) readyLocked(t *Task) {
 
 // spawnLocked starts a worker for each pending task a free slot allows.
 func (e *engine) spawnLocked() {
-	for e.state < engStopped && (e.limit == 0 || e.active < e.limit) {
+	for e.state < engStopped {
 		if e.pending.len() <= e.spinning {
 			return // the spinning workers take these: no goroutine to start
+		}
+		if !e.slotLocked() {
+			return
 		}
 		t := e.takeLocked(e.nums.take(e.keys == nil))
 		if t == nil {
 			return
 		}
 		e.spawns = append(e.spawns, t) // started by unlock, once the events are out
+	}
+}
+
+// slotLocked reports whether a free slot allows one more worker; in a
+// shard, it takes the slot from the shared count (takeLocked gives it back
+// if nothing is pending).
+func (e *engine) slotLocked() bool {
+	if e.pool != nil {
+		return e.pool.take(e)
+	}
+	return e.limit == 0 || e.active < e.limit
+}
+
+// putSlotLocked gives a shard's slot back to the shared count, and has
+// the starved shards, if any, kicked once e.mu is released.
+func (e *engine) putSlotLocked() {
+	if e.pool == nil {
+		return
+	}
+	e.pool.used.Add(-1)
+	if e.pool.starved.Load() != 0 {
+		e.post = append(e.post, postOp{f: e.kick})
 	}
 }
 
@@ -315,6 +358,7 @@ func (e *engine) takeLocked(slot int) *Task {
 		t := e.pending.pop()
 		if t == nil {
 			e.nums.put(slot, e.keys == nil)
+			e.putSlotLocked()
 			return nil
 		}
 		e.queued--
@@ -343,7 +387,7 @@ func (e *engine) takeLocked(slot int) *Task {
 // beginLocked moves the taken task t to running, unless it was canceled
 // as it was taken.
 func (e *engine) beginLocked(t *Task) bool {
-	if t.why.Load() != notDone || e.state == engClosing || t.pdone != nil && t.parent.Err() != nil {
+	if t.why.Load() != notDone || e.state == engClosing || e.pool != nil && e.pool.closing.Load() || t.pdone != nil && t.parent.Err() != nil {
 		return false
 	}
 	e.untakeLocked(t)
@@ -356,6 +400,9 @@ func (e *engine) beginLocked(t *Task) bool {
 	t.state.Store(uint32(TaskRunning))
 	e.nrunning++
 	e.maxRunning = max(e.maxRunning, e.nrunning)
+	if e.pool != nil {
+		e.pool.started()
+	}
 	e.ev(Started, t, nil)
 	if len(e.rooms) > 0 {
 		e.grantLocked() // one pending task fewer
@@ -390,6 +437,7 @@ func (t *Task) cause() error {
 // the slots in use, or the queue is closing.
 func (e *engine) work(t *Task) {
 	for t != nil {
+		e := t.e // a sharded KeyedQueue's worker moves between shards
 		slot := t.slot
 		if t.at == atTaken {
 			switch e.acquireToken(t) {
@@ -417,10 +465,13 @@ func (e *engine) work(t *Task) {
 // worker is to exit: the one pending, or one found spinning. e.mu is held
 // on entry and released on return.
 func (e *engine) next(slot int) *Task {
-	t, spin := e.leaveOrNextLocked(slot)
+	t, spin, handOff := e.leaveOrNextLocked(slot)
 	e.unlock()
-	if spin {
+	switch {
+	case spin:
 		t = e.spin()
+	case handOff:
+		t = e.pool.handOff(e)
 	}
 	return t
 }
@@ -490,23 +541,42 @@ func (e *engine) waitingLocked(t *Task) {
 
 // leaveOrNextLocked returns the next task for the worker holding slot, or
 // gives the slot up and returns nil.
-func (e *engine) leaveOrNextLocked(slot int) (next *Task, spin bool) {
+// gives the slot up and returns nil; or, in a shard while another shard
+// waits for a slot, keeps the slot for that shard (handOff).
+func (e *engine) leaveOrNextLocked(slot int) (next *Task, spin, handOff bool) {
+	if e.state < engClosing && e.pool != nil && !e.pool.over() && e.pool.othersStarved(e) {
+		e.active--
+		if e.pending.len() > 0 {
+			e.pool.starved.Or(e.bit) // this shard's turn comes after the others'
+		}
+		e.maybeStopLocked()
+		return nil, false, true
+	}
 	// A worker whose slot number a shrink left out of range leaves too, so
 	// that the lanes of events stay below the limit.
-	if e.state < engClosing && (e.limit == 0 || e.active <= e.limit && (e.keys != nil || slot < e.limit)) {
+	if e.state < engClosing && e.keepSlotLocked(slot) {
 		e.active--
 		if t := e.takeLocked(slot); t != nil {
-			return t, false
+			return t, false, false
 		}
 		if e.state == engOpen && e.spinning < e.maxSpin {
 			e.spinning++
-			return nil, true
+			return nil, true, false
 		}
 		e.maybeStopLocked()
-		return nil, false
+		return nil, false, false
 	}
 	e.leaveLocked(slot)
-	return nil, false
+	return nil, false, false
+}
+
+// keepSlotLocked reports whether the worker holding slot may take the next
+// task: not if a shrink left more slots than the limit.
+func (e *engine) keepSlotLocked(slot int) bool {
+	if e.pool != nil {
+		return !e.pool.over()
+	}
+	return e.limit == 0 || e.active <= e.limit && (e.keys != nil || slot < e.limit)
 }
 
 // spinRounds is how long a worker spins for work (see spin): a round is
@@ -535,7 +605,7 @@ func (e *engine) spin() *Task {
 		}
 		e.mu.Lock()
 		var t *Task
-		if e.state < engClosing && (e.limit == 0 || e.active < e.limit) && e.pending.len() > 0 {
+		if e.state < engClosing && e.pending.len() > 0 && e.slotLocked() {
 			e.spinning--
 			t = e.takeLocked(e.nums.take(e.keys == nil))
 			if t == nil {
@@ -620,6 +690,9 @@ func (e *engine) endLocked(t *Task, state TaskState, err error) {
 		e.untakeLocked(t)
 	case atRunning:
 		e.nrunning--
+		if e.pool != nil {
+			e.pool.ended()
+		}
 	}
 	wasActive := t.lane != nil && t.lane.active == t
 	t.at = atEnded
@@ -792,6 +865,7 @@ func (e *engine) runInline(t *Task) (bool, error) {
 func (e *engine) leaveLocked(slot int) {
 	e.active--
 	e.nums.put(slot, e.keys == nil)
+	e.putSlotLocked()
 	e.spawnLocked()
 	e.maybeStopLocked()
 }
@@ -888,7 +962,33 @@ func (e *engine) setLimit(n int) {
 
 // close stops the engine: it refuses new tasks, cancels pending ones and
 // the contexts of running ones, and waits for the stop.
-func (e *engine) close() error {
+func (e *engine) close() error { return closeEngines(e) }
+
+// closeEngines closes the engines (a sharded KeyedQueue's), every one
+// before it waits for any.
+func closeEngines(es ...*engine) error {
+	if p := es[0].pool; p != nil {
+		p.stopping.Store(true)
+		p.closing.Store(true)
+	}
+	for _, e := range es {
+		e.beginClose()
+	}
+	<-stoppedCh(es)
+	return nil
+}
+
+// stoppedCh is closed once the engines (one, or a sharded KeyedQueue's)
+// have stopped: a sharded queue's once every shard has, and its lanes are
+// gone.
+func stoppedCh(es []*engine) <-chan struct{} {
+	if p := es[0].pool; p != nil {
+		return p.done
+	}
+	return es[0].stopped
+}
+
+func (e *engine) beginClose() {
 	e.mu.Lock()
 	if e.state < engClosing {
 		e.state = engClosing
@@ -910,36 +1010,44 @@ func (e *engine) close() error {
 		e.maybeStopLocked()
 	}
 	e.unlock()
-	<-e.stopped
-	return nil
 }
 
 // drain stops the engine once every accepted task has ended, and waits
 // for that or for ctx.
-func (e *engine) drain(ctx context.Context, what string) error {
+func (e *engine) drain(ctx context.Context, what string) error { return drainEngines(ctx, what, e) }
+
+// drainEngines drains the engines (a sharded KeyedQueue's): every one
+// starts draining before it waits for any.
+func drainEngines(ctx context.Context, what string, es ...*engine) error {
 	checkCtx(ctx, what)
+	stopped := stoppedCh(es)
 	if err := ctx.Err(); err != nil {
 		select {
-		case <-e.stopped:
+		case <-stopped:
 			return nil
 		default:
 			return err // the queue as it was
 		}
 	}
-	e.mu.Lock()
-	if e.state == engOpen {
-		e.state = engDraining
-		e.wakeRoomsLocked()
+	if p := es[0].pool; p != nil {
+		p.stopping.Store(true)
 	}
-	e.maybeStopLocked()
-	e.unlock()
+	for _, e := range es {
+		e.mu.Lock()
+		if e.state == engOpen {
+			e.state = engDraining
+			e.wakeRoomsLocked()
+		}
+		e.maybeStopLocked()
+		e.unlock()
+	}
 	select {
-	case <-e.stopped:
+	case <-stopped:
 		return nil
 	default:
 	}
 	select {
-	case <-e.stopped:
+	case <-stopped:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -953,7 +1061,12 @@ func (e *engine) maybeStopLocked() {
 		return
 	}
 	e.state = engStopped
-	if e.keys != nil {
+	if e.pool != nil {
+		// A shard keeps its lanes until the last one stops.
+		if e.pool.live.Add(-1) == 0 {
+			e.post = append(e.post, postOp{f: e.pool.stop})
+		}
+	} else if e.keys != nil {
 		e.keys.evictAllLocked()
 	}
 	e.pending = pendingQueue{}
@@ -966,29 +1079,42 @@ func (e *engine) maybeStopLocked() {
 	}
 }
 
-func (e *engine) stats() QueueStats {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	st := QueueStats{
-		Parallelism: e.limit,
-		Pending:     e.queued + e.taken,
-		Running:     e.nrunning,
-		Submitted:   e.submitted,
-		Succeeded:   e.succeeded,
-		Failed:      e.failed,
-		Canceled:    e.canceled,
-		Panicked:    e.panicked,
-		MaxRunning:  e.maxRunning,
+func (e *engine) stats() QueueStats { return statsEngines(e) }
+
+// statsEngines returns the counters of the engines (a sharded
+// KeyedQueue's) as one snapshot: it holds every engine's lock at once,
+// taken in order.
+func statsEngines(es ...*engine) QueueStats {
+	for _, e := range es {
+		e.mu.Lock()
 	}
-	now := e.now()
-	if o := e.pending.oldest(); o != nil {
-		st.OldestPending = max(now-o.enq, 0)
+	var st QueueStats
+	now := es[0].now()
+	for _, e := range es {
+		st.Pending += e.queued + e.taken
+		st.Running += e.nrunning
+		st.Submitted += e.submitted
+		st.Succeeded += e.succeeded
+		st.Failed += e.failed
+		st.Canceled += e.canceled
+		st.Panicked += e.panicked
+		if o := e.pending.oldest(); o != nil {
+			st.OldestPending = max(st.OldestPending, now-o.enq)
+		}
+		for _, t := range e.tokenWait {
+			st.OldestPending = max(st.OldestPending, now-t.enq)
+		}
+		if e.keys != nil {
+			e.keys.statsLocked(&st, now)
+		}
 	}
-	for _, t := range e.tokenWait {
-		st.OldestPending = max(st.OldestPending, now-t.enq)
+	if p := es[0].pool; p != nil {
+		st.Parallelism, st.MaxRunning = int(p.limit.Load()), int(p.maxRunning.Load())
+	} else {
+		st.Parallelism, st.MaxRunning = es[0].limit, es[0].maxRunning
 	}
-	if e.keys != nil {
-		e.keys.statsLocked(&st, now)
+	for _, e := range es {
+		e.mu.Unlock()
 	}
 	return st
 }

@@ -22,3 +22,9 @@ func TraceHooks(n int) {
 		t.rtEnd(TaskSucceeded)
 	}
 }
+
+// NewKeyedQueueShards is NewKeyedQueue with n shards (GOMAXPROCS for
+// NewKeyedQueue) when the options allow more than one.
+func NewKeyedQueueShards[K comparable](n int, opts ...Option) *KeyedQueue[K] {
+	return newKeyedQueue[K](n, opts)
+}

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"hash/maphash"
+	"runtime"
 	"runtime/trace"
 	"slices"
 	"time"
@@ -50,8 +52,19 @@ import (
 // queue Closed. The Clock's methods may be called with the queue's lock held.
 // Its methods are safe for concurrent use.
 type KeyedQueue[K comparable] struct {
+	shards  []*keyShard[K]
+	engines []*engine // the shards' engines
+	seed    maphash.Seed
+	pool    *slots // the shards' shared slot count; nil for one shard
+}
+
+// keyShard is the lanes of the keys that hash to it, with the engine that
+// schedules them.
+type keyShard[K comparable] struct {
 	e     *engine
 	lanes map[K]*lane // guarded by e.mu
+	idx   int         // lane numbers are idx + n*(a number free in the shard)
+	n     int         // the queue's shards
 
 	// The idle list: lanes without work, oldest first. One timer fires for
 	// its head.
@@ -130,14 +143,50 @@ func (l *lane) pop() *Task {
 // [WithTotalCapacity], [WithSemaphore], [WithObserver] and [WithClock]; the
 // others are ignored. It starts no goroutine.
 func NewKeyedQueue[K comparable](opts ...Option) *KeyedQueue[K] {
+	return newKeyedQueue[K](runtime.GOMAXPROCS(0), opts)
+}
+
+// newKeyedQueue makes a queue of up to shards shards: one with an
+// observer, a total capacity or a shared Semaphore.
+func newKeyedQueue[K comparable](shards int, opts []Option) *KeyedQueue[K] {
 	cfg := newConfig(opts)
-	k := &KeyedQueue[K]{lanes: make(map[K]*lane)}
-	k.e = newEngine(cfg.parallelism, cfg)
-	k.e.capacity = cfg.totalCapacity
-	k.e.laneCap = cfg.capacity
-	k.e.keys = k
-	k.sweep = k.evictIdle
+	n := 1
+	if cfg.observer == nil && cfg.totalCapacity == 0 && cfg.semaphore == nil {
+		n = min(max(shards, 1), maxShards)
+	}
+	k := &KeyedQueue[K]{seed: maphash.MakeSeed()}
+	if n > 1 {
+		k.pool = &slots{}
+		k.pool.limit.Store(int64(cfg.parallelism))
+	}
+	for i := range n {
+		s := &keyShard[K]{lanes: make(map[K]*lane), idx: i, n: n}
+		s.e = newEngine(cfg.parallelism, cfg)
+		s.e.capacity = cfg.totalCapacity
+		s.e.laneCap = cfg.capacity
+		s.e.keys = s
+		s.sweep = s.evictIdle
+		if k.pool != nil {
+			e := s.e
+			e.pool, e.bit, e.shard, e.limit, e.maxSpin = k.pool, 1<<i, i, 0, 0
+			e.kick = func() { k.pool.kick(i) }
+		}
+		k.shards = append(k.shards, s)
+		k.engines = append(k.engines, s.e)
+	}
+	if k.pool != nil {
+		k.pool.engines, k.pool.done = k.engines, make(chan struct{})
+		k.pool.live.Store(int32(n))
+	}
 	return k
+}
+
+// shard returns the shard of key.
+func (k *KeyedQueue[K]) shard(key K) *keyShard[K] {
+	if len(k.shards) == 1 {
+		return k.shards[0]
+	}
+	return k.shards[maphash.Comparable(k.seed, key)%uint64(len(k.shards))]
 }
 
 // Do runs fn after key's earlier tasks and blocks until it has returned,
@@ -157,7 +206,7 @@ func (k *KeyedQueue[K]) Do(ctx context.Context, key K, fn func(context.Context) 
 	select {
 	case <-t.Done():
 	case <-ctx.Done():
-		k.e.cancel(t, doneParent)
+		t.e.cancel(t, doneParent)
 		<-t.Done()
 	}
 	return t.Err()
@@ -189,7 +238,7 @@ func (k *KeyedQueue[K]) TrySubmit(key K, fn func(context.Context) error, opts ..
 	return k.submit(context.Background(), key, fn, opts, false, "KeyedQueue.TrySubmit")
 }
 
-func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Context) error, opts []TaskOption, block bool, what string) (*Task, error) {
+func (q *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Context) error, opts []TaskOption, block bool, what string) (*Task, error) {
 	checkCtx(ctx, what)
 	if fn == nil {
 		panic("core: " + what + " with a nil function")
@@ -197,8 +246,9 @@ func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	t := newTask(k.e, ctx, funcJob(fn), opts)
+	k := q.shard(key)
 	e := k.e
+	t := newTask(e, ctx, funcJob(fn), opts)
 	t.enq = e.now() // read before the lock, to keep the clock out of it
 	e.mu.Lock()
 	ks := ""
@@ -209,7 +259,7 @@ func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 		ks = fmt.Sprint(key)
 		e.mu.Lock()
 	}
-	if e.state != engOpen {
+	if !e.openLocked() {
 		e.mu.Unlock()
 		return nil, ErrClosed
 	}
@@ -217,7 +267,7 @@ func (k *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 	l := k.lanes[key]
 	if l == nil {
 		kl := &keyLane[K]{key: key}
-		kl.owner, kl.num, kl.keyStr = kl, e.nums.take(true), ks
+		kl.owner, kl.num, kl.keyStr = kl, k.idx+k.n*e.nums.take(true), ks
 		l = &kl.lane
 		k.lanes[key] = l
 		k.peak = max(k.peak, len(k.lanes))
@@ -246,7 +296,16 @@ func (k *KeyedQueue[K]) SetParallelism(n int) {
 	if n < 0 {
 		panic(fmt.Sprintf("core: parallelism %d is negative", n))
 	}
-	k.e.setLimit(n)
+	if k.pool == nil {
+		k.engines[0].setLimit(n)
+		return
+	}
+	k.pool.limit.Store(int64(n))
+	for _, e := range k.engines {
+		e.mu.Lock()
+		e.spawnLocked()
+		e.unlock()
+	}
 }
 
 // Close stops the queue: Submit and Do return [ErrClosed] from then on,
@@ -256,7 +315,7 @@ func (k *KeyedQueue[K]) SetParallelism(n int) {
 // removed, and returns nil. It may be called more than once,
 // concurrently, and during or after Drain; every call waits. It must not
 // be called from one of the queue's tasks, which it would wait for.
-func (k *KeyedQueue[K]) Close() error { return k.e.close() }
+func (k *KeyedQueue[K]) Close() error { return closeEngines(k.engines...) }
 
 // Drain stops accepting tasks (Submit and Do return [ErrClosed], including
 // calls waiting for capacity), lets every accepted task run, in order per
@@ -267,13 +326,13 @@ func (k *KeyedQueue[K]) Close() error { return k.e.close() }
 // may be called more than once, concurrently, and after Close. It must not
 // be called from one of the queue's tasks, which it would wait for.
 func (k *KeyedQueue[K]) Drain(ctx context.Context) error {
-	return k.e.drain(ctx, "KeyedQueue.Drain")
+	return drainEngines(ctx, "KeyedQueue.Drain", k.engines...)
 }
 
 // Stats returns a snapshot of the queue's counters, with Lanes, the live
 // key lanes. OldestPending walks the lanes, so Stats costs O(lanes). It
 // does not block on running tasks.
-func (k *KeyedQueue[K]) Stats() QueueStats { return k.e.stats() }
+func (k *KeyedQueue[K]) Stats() QueueStats { return statsEngines(k.engines...) }
 
 // laneMap is what the engine asks of a KeyedQueue, with e.mu held.
 type laneMap interface {
@@ -287,11 +346,11 @@ type laneMap interface {
 // keyString names l's key as its events do, fmt.Sprint of it. It may call
 // the key's String method: the engine calls it under its lock only for a
 // lane made before tracing started (see rtEnqueueTraced).
-func (k *KeyedQueue[K]) keyString(l *lane) string { return fmt.Sprint(keyOf[K](l)) }
+func (k *keyShard[K]) keyString(l *lane) string { return fmt.Sprint(keyOf[K](l)) }
 
 // nextLocked hands l's next task to the scheduler after its active task
 // ended, or lets l idle.
-func (k *KeyedQueue[K]) nextLocked(l *lane) {
+func (k *keyShard[K]) nextLocked(l *lane) {
 	l.active = nil
 	if t := l.pop(); t != nil {
 		l.n--
@@ -304,7 +363,7 @@ func (k *KeyedQueue[K]) nextLocked(l *lane) {
 	}
 }
 
-func (k *KeyedQueue[K]) dropBacklogsLocked() {
+func (k *keyShard[K]) dropBacklogsLocked() {
 	for _, l := range k.lanes {
 		for t := l.pop(); t != nil; t = l.pop() {
 			k.e.endLocked(t, TaskCanceled, context.Canceled)
@@ -316,8 +375,8 @@ func (k *KeyedQueue[K]) dropBacklogsLocked() {
 // each lane's oldest pending task: its head, if not running (in the
 // scheduler, perhaps behind younger tasks of other keys, or waiting for a
 // token), else the first of its backlog.
-func (k *KeyedQueue[K]) statsLocked(st *QueueStats, now time.Duration) {
-	st.Lanes = len(k.lanes)
+func (k *keyShard[K]) statsLocked(st *QueueStats, now time.Duration) {
+	st.Lanes += len(k.lanes)
 	for _, l := range k.lanes {
 		if a := l.active; a != nil && a.at < atRunning {
 			st.OldestPending = max(st.OldestPending, now-a.enq)
@@ -334,7 +393,7 @@ func (k *KeyedQueue[K]) statsLocked(st *QueueStats, now time.Duration) {
 
 // goIdle puts l, without work, at the tail of the idle list, and arms the
 // timer if it was not.
-func (k *KeyedQueue[K]) goIdle(l *lane) {
+func (k *keyShard[K]) goIdle(l *lane) {
 	if l.idle {
 		return
 	}
@@ -353,7 +412,7 @@ func (k *KeyedQueue[K]) goIdle(l *lane) {
 }
 
 // unidle takes l out of the idle list.
-func (k *KeyedQueue[K]) unidle(l *lane) {
+func (k *keyShard[K]) unidle(l *lane) {
 	if !l.idle {
 		return
 	}
@@ -370,12 +429,12 @@ func (k *KeyedQueue[K]) unidle(l *lane) {
 	l.iprev, l.inext, l.idle = nil, nil, false
 }
 
-func (k *KeyedQueue[K]) now() time.Duration {
+func (k *keyShard[K]) now() time.Duration {
 	k.lastNow = max(k.lastNow, k.e.now())
 	return k.lastNow
 }
 
-func (k *KeyedQueue[K]) arm(d time.Duration) {
+func (k *keyShard[K]) arm(d time.Duration) {
 	k.armed = true
 	if k.timer == nil {
 		k.timer = k.e.cfg.clock.AfterFunc(d, k.sweep)
@@ -386,7 +445,7 @@ func (k *KeyedQueue[K]) arm(d time.Duration) {
 
 // evictIdle removes the lanes idle for the timeout, and re-arms the timer
 // for the next one.
-func (k *KeyedQueue[K]) evictIdle() {
+func (k *keyShard[K]) evictIdle() {
 	e := k.e
 	e.mu.Lock()
 	k.armed = false
@@ -403,10 +462,10 @@ func (k *KeyedQueue[K]) evictIdle() {
 	e.unlock()
 }
 
-func (k *KeyedQueue[K]) evict(l *lane) {
+func (k *keyShard[K]) evict(l *lane) {
 	k.unidle(l)
 	delete(k.lanes, keyOf[K](l))
-	k.e.nums.put(l.num, true)
+	k.e.nums.put(l.num/k.n, true)
 	if l.shown {
 		k.e.laneEv(LaneEvicted, l)
 	}
@@ -421,7 +480,7 @@ func (k *KeyedQueue[K]) evict(l *lane) {
 	}
 }
 
-func (k *KeyedQueue[K]) evictAllLocked() {
+func (k *keyShard[K]) evictAllLocked() {
 	ls := make([]*lane, 0, len(k.lanes))
 	for _, l := range k.lanes {
 		ls = append(ls, l)

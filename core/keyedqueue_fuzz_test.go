@@ -193,7 +193,8 @@ func runKeyedProgram(t *testing.T, prog []byte) {
 	m.idle = time.Duration(2*(1+r.intn(16))) * time.Millisecond
 	opts = append(opts, core.WithIdleTimeout(m.idle))
 	endWithClose := r.intn(2) == 0
-	m.q = core.NewKeyedQueue[int](opts...)
+	// Unobserved, the queue has 3 shards (an observed one has 1).
+	m.q = core.NewKeyedQueueShards[int](3, opts...)
 	for i := range m.groups {
 		m.groups[i] = newFzGroup()
 	}

@@ -209,10 +209,20 @@ func TestKeyedQueueUnlimitedParallelism(t *testing.T) {
 }
 
 // TestKeyedQueueFairness checks that keys waiting for a slot take turns:
-// a key with a long backlog does not delay the others.
+// a key with a long backlog does not delay the others. With one shard the
+// turns are exact; with several, the keys of a shard take turns and the
+// shards take turns for the slots.
 func TestKeyedQueueFairness(t *testing.T) {
+	for _, shards := range []int{1, 4} {
+		t.Run("shards="+strconv.Itoa(shards), func(t *testing.T) {
+			testKeyedQueueFairness(t, shards)
+		})
+	}
+}
+
+func testKeyedQueueFairness(t *testing.T, shards int) {
 	t.Run("backlog", func(t *testing.T) {
-		q := core.NewKeyedQueue[string](core.WithParallelism(1))
+		q := core.NewKeyedQueueShards[string](shards, core.WithParallelism(1))
 		defer q.Close()
 		ctx := context.Background()
 		var mu sync.Mutex
@@ -239,12 +249,23 @@ func TestKeyedQueueFairness(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []string{"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "hot0"}
-		if got := order[:len(want)]; !slices.Equal(got, want) {
-			t.Errorf("first runs = %v, want %v", got, want)
+		if shards == 1 {
+			if got := order[:len(want)]; !slices.Equal(got, want) {
+				t.Errorf("first runs = %v, want %v", got, want)
+			}
+			return
+		}
+		// Every other key runs before the hot key has run ten of its
+		// hundred tasks.
+		end := slices.Index(order, "hot9")
+		for _, k := range want[:10] {
+			if i := slices.Index(order, k); i < 0 || i > end {
+				t.Errorf("%s ran at %d, after hot9 at %d: %v", k, i, end, order[:min(len(order), 30)])
+			}
 		}
 	})
 	t.Run("alternate", func(t *testing.T) {
-		q := core.NewKeyedQueue[string](core.WithParallelism(1))
+		q := core.NewKeyedQueueShards[string](shards, core.WithParallelism(1))
 		defer q.Close()
 		ctx := context.Background()
 		var mu sync.Mutex
@@ -265,7 +286,7 @@ func TestKeyedQueueFairness(t *testing.T) {
 		close(g.release)
 		q.Drain(ctx)
 		for i, k := range order {
-			if want := []string{"a", "b"}[i%2]; k != want {
+			if want := []string{"a", "b"}[i%2]; shards == 1 && k != want || i > 0 && k == order[i-1] {
 				t.Fatalf("run %d was key %s, want %s (order %v)", i, k, want, order)
 			}
 		}
