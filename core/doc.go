@@ -37,6 +37,18 @@
 // under the lock in the order the state changed and delivered outside it,
 // one goroutine at a time.
 //
+// A KeyedQueue without an observer, a total capacity or a shared
+// Semaphore is GOMAXPROCS such queues (shards), a key's lane always in the
+// shard its hash picks, so that submitters and workers of different keys
+// rarely meet on one lock. The shards share the parallelism cap as two
+// atomic counts (slots held, tasks running) instead of a lock: a shard
+// with pending tasks and no free slot marks itself starved, and a worker
+// that ends a task while another shard is starved takes its slot there,
+// so that slots go round the shards. Per-key order and the cap are
+// exact; the fair turns across keys, and the priority of lane heads, hold
+// within a shard, and shards take turns for slots. Close, Drain and Stats
+// act on every shard at once.
+//
 // # Contracts shared by every primitive
 //
 // Blocking calls take a context.Context first. When the context ends a wait,
@@ -66,7 +78,8 @@
 // changes no decision: the primitive takes the same paths with or without
 // one, except that [Semaphore.SetLimit] growing the limit releases its lock
 // around the Resized report, so that the report comes before the starts
-// the growth allows. Every primitive calls its observer outside every
+// the growth allows, and that an observed KeyedQueue is one shard, so that
+// its events are one total order. Every primitive calls its observer outside every
 // lock and never from two goroutines at once; a queue's events come in the
 // order the queue's state changed (so counters rebuilt from them never
 // pass the limit). A call that changed the queue returns, and a task's function
