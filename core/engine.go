@@ -48,7 +48,7 @@ type engine struct {
 	bit   uint64
 	shard int
 	kick  func()
-	rt    rtQueue // its label in execution traces (rtrace.go)
+	rt    *rtQueue // its label in execution traces (rtrace.go); a KeyedQueue's shards share one
 
 	mu sync.Mutex
 	// ctxMu guards the parts of task contexts that Err may change without
@@ -106,7 +106,7 @@ var errGoexit = errors.New("core: task function called runtime.Goexit")
 
 func newEngine(limit int, cfg config) *engine {
 	e := &engine{cfg: cfg, limit: limit, sem: cfg.semaphore, capacity: cfg.capacity, stopped: make(chan struct{}), maxSpin: spinners(),
-		spareWatches: make(chan *watch, maxSpareWatches)}
+		spareWatches: make(chan *watch, maxSpareWatches), rt: new(rtQueue)}
 	return e
 }
 

@@ -180,6 +180,9 @@ func newKeyedQueue[K comparable](shards int, opts []Option) *KeyedQueue[K] {
 		if k.pool != nil {
 			e := s.e
 			e.pool, e.bit, e.shard, e.limit, e.maxSpin = k.pool, 1<<i, i, 0, 0
+			if i > 0 {
+				e.rt = k.engines[0].rt // one queue in execution traces
+			}
 			e.kick = func() { k.pool.kick(i) }
 		}
 		k.shards = append(k.shards, s)

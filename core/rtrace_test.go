@@ -290,6 +290,33 @@ func TestRuntimeTrace(t *testing.T) {
 		}
 	})
 
+	t.Run("sharded KeyedQueue", func(t *testing.T) {
+		tasks, root := traceRun(t, func(ctx context.Context) {
+			k := core.NewKeyedQueueShards[int](4)
+			defer k.Close()
+			for key := range 16 {
+				if err := k.Do(ctx, key, func(context.Context) error { return nil }); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		got := children(tasks, root)
+		if len(got) != 16 {
+			t.Fatalf("got %d sluice tasks, want 16", len(got))
+		}
+		lanes := map[string]bool{}
+		for i, tt := range got {
+			checkContract(t, tt)
+			if g, w := tt.log("sluice.queue"), got[0].log("sluice.queue"); g != w {
+				t.Errorf("task %d: sluice.queue %q, want the queue's one label %q, whichever shard its key is in", i, g, w)
+			}
+			lanes[tt.log("sluice.lane")] = true
+		}
+		if len(lanes) != 16 {
+			t.Errorf("16 live keys on %d lanes, want 16", len(lanes))
+		}
+	})
+
 	t.Run("Semaphore and Consume", func(t *testing.T) {
 		tasks, root := traceRun(t, func(ctx context.Context) {
 			s := core.NewSemaphore(2)
