@@ -1,7 +1,6 @@
 package core
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -257,7 +256,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 	if n > s.lim {
 		s.park(w)
 	} else {
-		heap.Push(&s.queue, w)
+		s.queue.push(w)
 		// A higher priority than the head's makes w the head, and it may
 		// fit where the old head did not.
 		s.notify()
@@ -301,7 +300,7 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 			<-w.ready
 			s.releaseHeld(n)
 		case w.index >= 0:
-			heap.Remove(&s.queue, w.index)
+			s.queue.remove(w.index)
 			s.notify()
 			s.unlock()
 		default:
@@ -482,7 +481,7 @@ func (s *Semaphore) SetLimit(n int64) {
 		kept := s.parked[:0]
 		for _, w := range s.parked {
 			if w.n <= n {
-				heap.Push(&s.queue, w)
+				s.queue.push(w)
 			} else {
 				kept = append(kept, w)
 			}
@@ -496,7 +495,7 @@ func (s *Semaphore) SetLimit(n int64) {
 			if w.n > n {
 				s.park(w)
 			} else {
-				heap.Push(&s.queue, w)
+				s.queue.push(w)
 			}
 		}
 	}
@@ -562,7 +561,7 @@ func (s *Semaphore) notify() {
 			return
 		}
 		s.cur += w.n
-		heap.Pop(&s.queue)
+		s.queue.pop()
 		w.granted = true
 		w.ready <- struct{}{} // never blocks: one grant per wait, into a buffer of one
 	}
@@ -627,31 +626,74 @@ type waiter struct {
 	ready   chan struct{} // receives the grant; one slot, so that granting never blocks
 }
 
-// waiterHeap is a heap of waiters (container/heap), best first: lowest
-// key, then earliest arrival. The key is the aging key with WithAging, and
-// the priority negated without.
+// waiterHeap is a binary heap of waiters, best first: lowest key, then
+// earliest arrival. The key is the aging key with WithAging, and the
+// priority negated without. Its operations are written for *waiter rather
+// than through container/heap's interface, whose calls do not inline: a
+// push or pop costs log2(waiters) comparisons, each a few nanoseconds.
 type waiterHeap struct{ ws []*waiter }
 
 func (h *waiterHeap) Len() int { return len(h.ws) }
-func (h *waiterHeap) Less(i, j int) bool {
-	a, b := h.ws[i], h.ws[j]
-	return a.key < b.key || a.key == b.key && a.seq < b.seq
-}
-func (h *waiterHeap) Swap(i, j int) {
-	h.ws[i], h.ws[j] = h.ws[j], h.ws[i]
-	h.ws[i].index = i
-	h.ws[j].index = j
-}
-func (h *waiterHeap) Push(x any) {
-	w := x.(*waiter)
-	w.index = len(h.ws)
+
+func waiterBefore(a, b *waiter) bool { return a.key < b.key || a.key == b.key && a.seq < b.seq }
+
+// push adds w.
+func (h *waiterHeap) push(w *waiter) {
 	h.ws = append(h.ws, w)
+	h.up(len(h.ws)-1, w)
 }
-func (h *waiterHeap) Pop() any {
+
+// pop removes the best waiter.
+func (h *waiterHeap) pop() *waiter { return h.remove(0) }
+
+// remove removes the waiter at position i.
+func (h *waiterHeap) remove(i int) *waiter {
+	w := h.ws[i]
 	last := len(h.ws) - 1
-	w := h.ws[last]
+	x := h.ws[last]
 	h.ws[last] = nil
 	h.ws = h.ws[:last]
+	if i != last {
+		h.down(i, x)
+		if x.index == i {
+			h.up(i, x)
+		}
+	}
 	w.index = -1
 	return w
+}
+
+// up puts w in the hole at position i, or above it.
+func (h *waiterHeap) up(i int, w *waiter) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !waiterBefore(w, h.ws[p]) {
+			break
+		}
+		h.ws[i] = h.ws[p]
+		h.ws[i].index = i
+		i = p
+	}
+	h.ws[i], w.index = w, i
+}
+
+// down puts w in the hole at position i, or below it.
+func (h *waiterHeap) down(i int, w *waiter) {
+	n := len(h.ws)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && waiterBefore(h.ws[r], h.ws[c]) {
+			c = r
+		}
+		if !waiterBefore(h.ws[c], w) {
+			break
+		}
+		h.ws[i] = h.ws[c]
+		h.ws[i].index = i
+		i = c
+	}
+	h.ws[i], w.index = w, i
 }
