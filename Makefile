@@ -3,6 +3,7 @@
 #   make run      build web/app.wasm if stale, serve the playground (ADDR=127.0.0.1:8000)
 #   make test     every check CI runs, installing what is missing
 #   make bench    benchmarks against the peers, written to BENCHMARKS.md
+#   make bench-scale  only BenchmarkScale, rewriting BENCHMARKS.md's Scaling section
 #   make wasm     rebuild web/app.wasm and web/app.wasm.gz
 #   make static   export the playground as a static site to dist/
 #   make perf     report the playground's size, load time and frame time
@@ -41,7 +42,7 @@ define timed
 	echo "<== $(1): ok in $$(( $$(date +%s) - t0 ))s"
 endef
 
-.PHONY: run wasm static test bench perf fuzz \
+.PHONY: run wasm static test bench bench-scale perf fuzz \
 	test-tools test-fmt test-vet test-race test-rabbitmq test-wasm test-fuzz test-bench test-e2e
 
 run:
@@ -218,3 +219,11 @@ bench: $(BIN)/benchstat
 	cd bench && $(BIN)/benchstat bench.txt > benchstat.txt
 	cd bench && $(GO) run ./cmd/benchreport -raw bench.txt -stat benchstat.txt \
 		-cmd "$(BENCH_CMD)" -out ../BENCHMARKS.md
+
+# BenchmarkScale alone, at each core count the machine has, rewriting only
+# the Scaling section of BENCHMARKS.md (with its own date): for a machine
+# with more cores than the one of the last make bench, or after an engine
+# change.
+bench-scale:
+	cd bench && $(GO) test -run '^$$' -bench '^BenchmarkScale$$' -benchmem -count 6 . | tee scale.txt
+	cd bench && $(GO) run ./cmd/benchreport -scale-only -raw scale.txt -out ../BENCHMARKS.md

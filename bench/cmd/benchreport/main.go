@@ -212,8 +212,8 @@ func (t target) bound() string {
 func render(r run, ts, footnote []target, table, cmd string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Benchmarks\n\n")
-	fmt.Fprintf(&b, "Written by `make bench` on %s. Every figure below comes from one run of\n", time.Now().UTC().Format("2006-01-02"))
-	fmt.Fprintf(&b, "the `bench/` module, in which Sluice and its peers ran side by side on the\nsame machine. Ratios compare medians; lower is better.\n\n")
+	fmt.Fprintf(&b, "Written by `make bench` on %s. Every figure below comes from one run of\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(&b, "the `bench/` module, in which Sluice and its peers ran side by side on the\nsame machine, except the Scaling section when its own date says it was retaken.\nRatios compare medians; lower is better.\n\n")
 	fmt.Fprintf(&b, "## Machine\n\n```\n")
 	for _, h := range r.header {
 		fmt.Fprintln(&b, h)

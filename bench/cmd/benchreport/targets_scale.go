@@ -112,7 +112,7 @@ func writeScale(b *strings.Builder, r run, cores int) {
 	fmt.Fprintf(b, "\n## Scaling\n\n")
 	fmt.Fprintf(b, "`BenchmarkScale` at each core count (GOMAXPROCS) the machine has: parallelism is the\n")
 	fmt.Fprintf(b, "core count, and tasks come from 1 submitter or one per core (see its doc comment).\n")
-	fmt.Fprintf(b, "Taken on %s on %s (%d cores), Go %s.\n", time.Now().UTC().Format("2006-01-02"),
+	fmt.Fprintf(b, "Taken on %s on %s (%d cores), Go %s; `make bench-scale` retakes this section alone.\n", time.Now().UTC().Format("2006-01-02 15:04 MST"),
 		strings.TrimSpace(strings.TrimPrefix(strings.Join(r.header, ", "), "goos: ")), cores, runtime.Version())
 	for _, p := range scaleProcs {
 		fmt.Fprintf(b, "\n### %d cores\n\n", p)
