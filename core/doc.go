@@ -44,7 +44,8 @@
 // atomic counts (slots held, tasks running) instead of a lock: a shard
 // with pending tasks and no free slot marks itself starved, and a worker
 // that ends a task while another shard is starved takes its slot there,
-// so that slots go round the shards. Per-key order and the cap are
+// so that slots go round the shards; a shard's worker that finds nothing
+// to do exits rather than spin. Per-key order and the cap are
 // exact; the fair turns across keys, and the priority of lane heads, hold
 // within a shard, and shards take turns for slots. Close, Drain and Stats
 // act on every shard at once.
