@@ -102,11 +102,12 @@ func (p *pendingQueue) pop() *Task {
 	return nil
 }
 
-// reset empties l, keeping its ring unless it is large: a queue that keeps
-// emptying and refilling at one priority allocates nothing.
+// reset empties l, keeping its ring unless it is larger than 64 slots
+// (512 bytes): a queue that keeps emptying and refilling at one priority
+// allocates nothing, and one that emptied after a burst keeps little.
 func (l *level) reset() {
 	l.head, l.tail = 0, 0
-	if len(l.ring) > 1024 {
+	if len(l.ring) > 64 {
 		l.ring = nil
 	}
 }
