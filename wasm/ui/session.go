@@ -46,11 +46,12 @@ type Session struct {
 	refused  int           // refusals already reported through Panel.Alert
 	snap     *trace.Snapshot
 	replay   *replay
-	levels   []core.Priority // the priorities the run's tasks can have, sorted
-	log      *eventLog       // the run's whole event log
-	logQuery string          // the event log's filter
-	rw       rewind          // how far the run has been, and its latest fork (session_rewind.go)
-	cps      checkpoints     // runs parked at earlier moments, for Seek (session_checkpoint.go)
+	levels   []core.Priority  // the priorities the run's tasks can have, sorted
+	log      *eventLog        // the run's whole event log
+	logQuery string           // the event log's filter
+	rw       rewind           // how far the run has been, and its latest fork (session_rewind.go)
+	cps      checkpoints      // runs parked at earlier moments, for Seek (session_checkpoint.go)
+	links    sim.Memo[string] // the scenario's link, encoded again only when it changed
 }
 
 // replay is a trace loaded from a file.
@@ -258,7 +259,7 @@ func (s *Session) SetSpeed(speed float64) {
 // the scenario. s.mu must be held.
 func (s *Session) relink() {
 	if s.replay != nil {
-		s.replay.link = s.sc.Encode()
+		s.replay.link = s.link()
 	}
 }
 
@@ -709,7 +710,7 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	rp.omitted = strings.Join(left, "; ")
 	rp.rate = traceRate(snap.Stats, rp.first, rp.end)
 	// Encoded once: the panel, read every few frames, shows it unchanged.
-	rp.link = s.sc.Encode()
+	rp.link = s.link()
 	rp.log = newEventLog("", rp.start, snap.Log)
 	rp.log.setQuery(s.logQuery)
 	s.replay = rp
@@ -894,7 +895,7 @@ func (s *Session) Panel() Panel {
 	}
 	p := Panel{
 		Phase: "paused", Primitive: s.sc.Primitive, Preset: s.preset,
-		Link: s.sc.Encode(), Unlinked: s.unlinked,
+		Link: s.link(), Unlinked: s.unlinked,
 		Now: st.Now, Limit: st.Limit, MaxLimit: max(s.maxLimit, st.Limit),
 		Tasks: st.Tasks, Scheduled: st.Scheduled + queued, Waiting: st.Pending, Backlog: st.Backlog, Running: st.Running,
 		Succeeded: st.Succeeded, Failed: st.Failed, Canceled: st.Canceled, Panicked: st.Panicked,
@@ -936,6 +937,12 @@ func (s *Session) Panel() Panel {
 		p.Alert = fmt.Sprintf("%s %s refused by the %s in this run. Latest: %s", formatCount(n), plural(n, "task was", "tasks were"), primitiveNoun(s.sc.Primitive), why)
 	}
 	return p
+}
+
+// link returns the scenario encoded for a link: the panel, taken every
+// few frames, encodes it again only when it changed. s.mu must be held.
+func (s *Session) link() string {
+	return s.links.Get(s.sc, sim.Scenario.Encode)
 }
 
 // rateWindow is the window over which the recorder measures throughput.
