@@ -281,8 +281,14 @@ func (p *Play) renderLegend(sc sim.Scenario) app.UI {
 	switch {
 	case sc.ColorBy == "key":
 		items = append(items, swatch("sw-key", "colour: key"))
-	case classicLevels(p.panel.Levels):
+	case classicLevels(p.panel.Levels) && p.panel.Phase != "replay":
+		// A run's bursts may draw any of the three; a loaded trace shows
+		// the levels it holds.
 		items = append(items, swatch("sw-high", "High"), swatch("sw-normal", "Normal"), swatch("sw-low", "Low"))
+	case classicLevels(p.panel.Levels):
+		for _, l := range levelsDesc(p.panel.Levels) {
+			items = append(items, swatch("sw-"+prioClass(l), priorityName(l)))
+		}
 	default:
 		levels := levelsDesc(p.panel.Levels)
 		for i, l := range levels {
@@ -300,8 +306,10 @@ func (p *Play) renderLegend(sc sim.Scenario) app.UI {
 		swatch("sw-failed", "failed"),
 		swatch("sw-panicked", "panicked"),
 		swatch("sw-canceled", "canceled"),
-		swatch("sw-limit", "limit"),
 	)
+	if p.panel.Phase != "replay" || p.panel.MaxLimit > 0 {
+		items = append(items, swatch("sw-limit", "limit"))
+	}
 	if !p.Embed {
 		items = append(items, app.Span().Class("legend-hint").Text("Click or tap a bar for its details; a waiting or running task can be canceled there."))
 	}
@@ -343,9 +351,12 @@ func countersFor(pn Panel, sc sim.Scenario, compact bool, pre string) app.UI {
 	if pn.Limit <= 0 {
 		running = "no limit"
 	}
+	// A loaded trace shows only what applies to it: a trace holds no
+	// refusals, and another tool's no waiting.
+	replay := pn.Phase == "replay"
 	cards := []app.UI{
 		counter(pre+"running", "running", pn.Running, running, ""),
-		counter(pre+"waiting", "waiting", pn.Waiting, waiting, ""),
+		app.If(!pn.NoWaits, counter(pre+"waiting", "waiting", pn.Waiting, waiting, "")),
 		counter(pre+"done", "done", pn.Succeeded, "succeeded", ""),
 		counter(pre+"failed", "failed", pn.Failed, "returned an error", "bad"),
 		counter(pre+"canceled", "canceled", pn.Canceled, canceled, ""),
@@ -358,9 +369,9 @@ func countersFor(pn Panel, sc sim.Scenario, compact bool, pre string) app.UI {
 	cards = append(cards, counter(pre+"max-in-flight", "max in flight", inFlight, inFlightOf, state))
 	if !compact {
 		cards = append(cards,
-			counter(pre+"refused", "refused", pn.Refused, "ErrFull / ErrClosed", ""),
+			app.If(!replay, counter(pre+"refused", "refused", pn.Refused, "ErrFull / ErrClosed", "")),
 			textCounter(pre+"throughput", "throughput", formatRate(pn.Throughput), throughputOf(pn)),
-			textCounter(pre+"oldest-wait", "oldest wait", formatSpan(pn.OldestWait), "age of the oldest waiter"),
+			app.If(!pn.NoWaits, textCounter(pre+"oldest-wait", "oldest wait", formatSpan(pn.OldestWait), "age of the oldest waiter")),
 		)
 		if gv, gof := goroutinesShown(pn); pn.Phase == "replay" {
 			cards = append(cards, textCounter(pre+"goroutines", "goroutines", gv, gof))
@@ -475,11 +486,13 @@ func (p *Play) renderDetails() app.UI {
 		unlinked = app.P().ID("unlinked").Class("note-warn").Text("About the link: " + pn.Unlinked + ".")
 	}
 	return app.Div().Class("details").Body(
-		app.Section().Class("card").Body(
+		// Another tool's trace has no waits: its slices start as they
+		// begin.
+		app.If(!pn.NoWaits, app.Section().Class("card").Body(
 			app.H2().Class("card-title").Text(map[bool]string{true: "Run A: wait before start, per priority", false: "Wait before start, per priority"}[p.runB() != nil]),
 			app.Table().ID("waits").Class("waits").Body(app.TBody().Body(rows...)),
 			app.P().Class("muted small").Text(waitsNote(pn)),
-		),
+		)),
 		app.Section().Class("card").Body(
 			p.listHead("Event log", "log", pn.LogMatches, pn.LogTotal, "events of the whole run", p.logQuery, p.setLogQuery),
 			app.Ol().ID("log").Class("log log-scroll").TabIndex(0).Aria("label", "Event log, newest first").

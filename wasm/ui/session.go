@@ -67,6 +67,7 @@ type replay struct {
 	omitted    string          // what of the trace is not shown, and why; "" if nothing
 	rate       float64         // tasks ended a second, over the trace's span
 	link       string          // the live run's link, which a trace leaves as it is
+	noWaits    bool            // no task of the trace waited (traceWaited)
 }
 
 // ChunkSize is how many tasks of a person's burst are handed to the runner
@@ -709,6 +710,7 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	left = append(left, unshownNotes(rec.Unshown())...)
 	rp.omitted = strings.Join(left, "; ")
 	rp.rate = traceRate(snap.Stats, rp.first, rp.end)
+	rp.noWaits = !traceWaited(snap)
 	// Encoded once: the panel, read every few frames, shows it unchanged.
 	rp.link = s.link()
 	rp.log = newEventLog("", rp.start, snap.Log)
@@ -804,11 +806,15 @@ type Panel struct {
 	// ReplayTimes says how a loaded trace's times are shown; Omitted what
 	// of it is not shown, and why ("" if nothing).
 	ReplayTimes, Omitted string
-	Primitive            string
-	Preset               string
-	Link                 string // the scenario, encoded for a link's hash
-	Unlinked             string // why the link no longer replays the run exactly
-	Alert                string // set when tasks were refused since the last panel: how many in all, and why the latest
+	// NoWaits is set in replay when no task of the trace waited before it
+	// started (another tool's trace): the waiting counters and the table
+	// of waits do not apply to it.
+	NoWaits   bool
+	Primitive string
+	Preset    string
+	Link      string // the scenario, encoded for a link's hash
+	Unlinked  string // why the link no longer replays the run exactly
+	Alert     string // set when tasks were refused since the last panel: how many in all, and why the latest
 
 	Now        time.Duration
 	Limit      int // now; 0: no limit
@@ -883,7 +889,7 @@ func (s *Session) Panel() Panel {
 			Succeeded: int(st.Succeeded), Failed: int(st.Failed), Canceled: int(st.Canceled), Panicked: int(st.Panicked),
 			MaxRunning: st.MaxRunning, Tokens: st.InUse, MaxTokens: st.MaxInUse, Lanes: st.Lanes,
 			Finished: true, Throughput: r.rate, OldestWait: st.OldestWait,
-			Waits: slices.Clone(st.Waits), Levels: r.levels, Origin: r.start, Trace: st,
+			Waits: slices.Clone(st.Waits), Levels: r.levels, Origin: r.start, Trace: st, NoWaits: r.noWaits,
 		}
 		p.Log, p.LogMatches, p.LogTotal = r.log.latest(panelLog)
 		return p

@@ -78,6 +78,7 @@ type timeline struct {
 	queue       [maxQueueRows][]int
 	queueRows   []core.Priority // highest first
 	queueFold   bool            // the last queue row holds lower priorities too
+	queueNone   bool            // a loaded trace in which no task waited: no queue rows, no waiting track
 	index       laneIndex       // a loaded trace's tasks by lane, for large traces
 	bars        barCache        // a large loaded trace's bars, as last drawn
 	queueSnap   *trace.Snapshot // the loaded trace whose queue rows are laid out
@@ -206,6 +207,9 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	if k := sim.KindOf(f.Primitive); k != nil && k.Keys || (f.Replay && snap.Stats.Lanes > 0) {
 		g.tracks = 3
 	}
+	if t.queueNone {
+		g.tracks-- // no waiting track
+	}
 	g.trackTop = g.laneTop + float64(len(t.rows))*g.laneH + bandGap
 	g.h = g.trackTop + float64(g.tracks)*(trackH+trackGap) + 4
 	t.Height = math.Ceil(g.h)
@@ -304,8 +308,12 @@ func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority, rep
 	if replay {
 		t.queueSnap, t.queueN = snap, len(snap.Tasks)
 	}
+	// A trace in which no task waited (another tool's, whose slices start
+	// as they begin) has no queue to show.
+	t.queueNone = replay && !traceWaited(snap)
 	rows := t.queueRows[:0]
 	switch {
+	case t.queueNone:
 	case classicLevels(levels):
 		rows = append(rows, core.Low, core.Normal, core.High)
 	case len(levels) <= maxQueueRows:
@@ -1036,7 +1044,10 @@ func (t *timeline) drawTracks(p painter, g *geometry, f Frame) {
 		inFlight = track{"tokens in use", snap.Counters[trace.TrackInUse], true}
 	}
 	tracks := []track{{"waiting", snap.Counters[trace.TrackWaiting], false}, inFlight}
-	if g.tracks == 3 {
+	if t.queueNone {
+		tracks = tracks[1:]
+	}
+	if len(tracks) < g.tracks {
 		tracks = append(tracks, track{"live lanes", snap.Counters[trace.TrackLanes], false})
 	}
 	limits := snap.Counters[trace.TrackLimit]
