@@ -52,6 +52,7 @@ type Session struct {
 	rw       rewind           // how far the run has been, and its latest fork (session_rewind.go)
 	cps      checkpoints      // runs parked at earlier moments, for Seek (session_checkpoint.go)
 	links    sim.Memo[string] // the scenario's link, encoded again only when it changed
+	lanes    int              // the most lanes the run can show (sim.Kind.Lanes), reserved up front
 }
 
 // replay is a trace loaded from a file.
@@ -105,6 +106,7 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 	all := s.sc
 	all.Bursts = s.sc.AllBursts()
 	s.levels = scenarioLevels(all)
+	s.lanes = sim.KindOf(s.sc.Primitive).Lanes(s.sc)
 	return nil
 }
 
@@ -292,6 +294,10 @@ type Frame struct {
 	Replay    bool
 	Finished  bool // the live run has finished its work: Now is its end
 	Changed   bool // something happened since the last frame: the panel is stale
+	// Lanes is the most lanes the live run can show (sim.Kind.Lanes):
+	// the timeline keeps their height from the first frame, so that it
+	// does not grow as lanes appear.
+	Lanes int
 }
 
 // Frame moves the run along by one animation frame that took real time:
@@ -356,7 +362,7 @@ func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool
 	s.maxLimit = max(s.maxLimit, limit)
 	return Frame{Snap: s.snap, Origin: sim.Epoch, Now: now, From: from, To: to,
 		Primitive: s.sc.Primitive, ColorBy: s.sc.ColorBy, Limit: limit, Levels: s.levels, Changed: changed,
-		Finished: s.finished}
+		Finished: s.finished, Lanes: s.lanes}
 }
 
 // wholeMS returns the whole milliseconds of d and what is owed from
@@ -466,6 +472,9 @@ func (s *Session) Submit(b sim.Burst) error {
 	if !sim.KindOf(s.sc.Primitive).HasGroups() {
 		s.levels = burstLevels(slices.Clone(s.levels), b)
 	}
+	probe := s.sc
+	probe.Bursts, probe.Log = []sim.Burst{b}, nil
+	s.lanes = max(s.lanes, sim.KindOf(s.sc.Primitive).Lanes(probe))
 	s.queued = append(s.queued, b)
 	s.submitChunk()
 	s.preset = ""
@@ -625,6 +634,7 @@ func (s *Session) act(a sim.Action) error {
 	s.record(sim.Step{Do: a.Do, N: a.N})
 	if a.Do == sim.ActionLimit {
 		s.maxLimit = max(s.maxLimit, a.N)
+		s.lanes = max(s.lanes, sim.KindOf(s.sc.Primitive).Lanes(s.sc))
 	}
 	return nil
 }

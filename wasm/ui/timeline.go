@@ -81,6 +81,7 @@ type timeline struct {
 	queueFold   bool            // the last queue row holds lower priorities too
 	queueNone   bool            // a loaded trace in which no task waited: no queue rows, no waiting track
 	chipTexts   []barLabel      // the weights written on the queue's chips this frame
+	reserved    int             // rows of the lanes band this frame: its lanes, or the most the run can have
 	index       laneIndex       // a loaded trace's tasks by lane, for large traces
 	bars        barCache        // a large loaded trace's bars, as last drawn
 	queueSnap   *trace.Snapshot // the loaded trace whose queue rows are laid out
@@ -212,7 +213,7 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	if t.queueNone {
 		g.tracks-- // no waiting track
 	}
-	g.trackTop = g.laneTop + float64(len(t.rows))*g.laneH + bandGap
+	g.trackTop = g.laneTop + float64(t.reserved)*g.laneH + bandGap
 	g.h = g.trackTop + float64(g.tracks)*(trackH+trackGap) + 4
 	t.Height = math.Ceil(g.h)
 
@@ -460,7 +461,9 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 			t.rowOf[l.ID] = i
 		}
 	}
-	n := len(t.rows)
+	// The rows the run can have are reserved from the first frame.
+	n := max(len(t.rows), min(f.Lanes, maxRows))
+	t.reserved = n
 	switch {
 	case t.compact && n <= 8:
 		g.laneH = 20
