@@ -260,6 +260,7 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 		p.renderScrubber(phase),
 		p.renderSheet(),
 		p.renderActions(),
+		app.If(!p.Embed && phase != "replay", p.renderCompose(sc)),
 		p.renderLegend(sc),
 	)
 }
@@ -597,7 +598,6 @@ func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
 		p.renderPresets(preset),
 		p.renderSetup(sc),
 		p.renderCompareForm(sc),
-		p.renderCompose(sc),
 		p.renderRun(sc),
 	)
 }
@@ -634,12 +634,21 @@ const maxLegendLevels = 12
 // listField is a labelled text input for one of the composer's lists
 // (see setList).
 func (p *Play) listField(id, label, placeholder, hint string, value string) app.UI {
+	bad := ""
+	if p.badList == id {
+		bad = p.badErr
+	}
+	in := app.Input().Type("text").ID(id).Class("input").Placeholder("%s", placeholder).Value(value).
+		Aria("invalid", bad != "").Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
+		p.setList(id, ctx.JSSrc().Get("value").String())
+	}, id)
+	if bad != "" {
+		in = in.Aria("describedby", id+"-error")
+	}
 	return app.Label().Class("field").Body(
 		app.Span().Class("field-label").Text(label),
-		app.Input().Type("text").ID(id).Class("input").Placeholder("%s", placeholder).Value(value).
-			Aria("invalid", p.badList == id).Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
-			p.setList(id, ctx.JSSrc().Get("value").String())
-		}, id),
+		in,
+		fieldError(id, bad),
 		app.Span().Class("field-hint").Text(hint),
 	)
 }
@@ -686,28 +695,58 @@ func (p *Play) numField(id, label, hint string, value, lo, hi int, set func(ctx 
 	if hint != "" {
 		hintUI = app.Span().Class("field-hint").Text(hint)
 	}
+	bad := p.badFields[id]
+	in := app.Input().Type("number").ID(id).Class("input").Min(lo).Max(hi).Step(1).Value(value).
+		Aria("invalid", bad != "").
+		Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
+		s := strings.TrimSpace(ctx.JSSrc().Get("value").String())
+		n, err := strconv.Atoi(s)
+		before := p.notice
+		if composerField(id) {
+			delete(p.badFields, id) // checked again by "Add burst"
+		}
+		if err != nil {
+			err = fmt.Errorf("%s must be a whole number; %q is not one", strings.ToLower(label), truncate(s, 20))
+			p.fail(err)
+			if composerField(id) {
+				p.markField(id, err.Error())
+			}
+		} else {
+			set(ctx, n)
+		}
+		if p.notice != before && p.notice.Kind == "error" && !composerField(id) {
+			// A setup value refused: the field goes back to the value
+			// in effect, so that nothing refused stays in the form.
+			// (The composer's values take effect with "Add burst",
+			// which says what is wrong with them.)
+			ctx.JSSrc().Set("value", value)
+		}
+	}, id)
+	if bad != "" {
+		in = in.Aria("describedby", id+"-error")
+	}
 	return app.Label().Class("field").Body(
 		app.Span().Class("field-label").Text(label),
-		app.Input().Type("number").ID(id).Class("input").Min(lo).Max(hi).Step(1).Value(value).
-			Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
-			s := strings.TrimSpace(ctx.JSSrc().Get("value").String())
-			n, err := strconv.Atoi(s)
-			before := p.notice
-			if err != nil {
-				p.fail(fmt.Errorf("%s must be a whole number; %q is not one", strings.ToLower(label), truncate(s, 20)))
-			} else {
-				set(ctx, n)
-			}
-			if p.notice != before && p.notice.Kind == "error" && !composerField(id) {
-				// A setup value refused: the field goes back to the value
-				// in effect, so that nothing refused stays in the form.
-				// (The composer's values take effect with "Add burst",
-				// which says what is wrong with them.)
-				ctx.JSSrc().Set("value", value)
-			}
-		}, id),
+		in,
+		fieldError(id, bad),
 		hintUI,
 	)
+}
+
+// fieldError is the problem of input id, shown under it, or nothing.
+func fieldError(id, problem string) app.UI {
+	if problem == "" {
+		return nil
+	}
+	return app.Span().ID(id + "-error").Class("field-error").Text(problem)
+}
+
+// markField marks the composer's input id as refused, for problem.
+func (p *Play) markField(id, problem string) {
+	if p.badFields == nil {
+		p.badFields = make(map[string]string)
+	}
+	p.badFields[id] = problem
 }
 
 // composerField reports whether the number input id is one of the
@@ -936,11 +975,26 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 		))
 	}
 	fields = append(fields, p.numField("burst-cancel-after", "Cancel after (ms)", "each task gives up this long after submit; 0: never", f.CancelAfterMS, 0, sim.MaxOffsetMS, func(_ app.Context, n int) { p.form.CancelAfterMS = n }))
-	replay := p.panel.Phase == "replay"
-	return app.Section().Class("card").Body(
-		app.H2().Class("card-title").Text("Compose work"),
-		app.Div().Class("fields").Body(fields...),
-		app.P().Class("muted small").Text(map[bool]string{true: "A loaded trace is read-only.", false: "“Add burst” and “Add 1 task” are under the timeline."}[replay]),
+	var problems app.UI
+	if len(p.badFields) > 0 || p.badList != "" {
+		n := len(p.badFields)
+		if p.badList != "" {
+			n++
+		}
+		problems = app.P().ID("burst-problems").Class("field-error").Role("%s", "alert").
+			Text(fmt.Sprintf("The burst was not added: fix the %s marked below.", plural(n, "field", formatCount(n)+" fields")))
+	}
+	// Under "Add burst", so that what it adds is set right next to it.
+	// hidden is written only when true: the server's pre-render would
+	// write hidden="false", which HTML reads as hidden.
+	box := app.Div().ID("compose").Class("compose").Role("%s", "group").Aria("labelledby", "compose-title")
+	if !p.composeOpen {
+		box = box.Hidden(true)
+	}
+	return box.Body(
+		app.H3().ID("compose-title").Class("card-title").Text("Burst settings"),
+		problems,
+		app.Div().Class("fields compose-fields").Body(fields...),
 	)
 }
 
