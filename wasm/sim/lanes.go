@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // Lanes returns how many lanes a run of s can show at most: a lane per
 // key its bursts can draw (keyed work), per handler goroutine or worker
 // slot of its groups (consumers, shared work queues), or else per unit
@@ -10,18 +12,17 @@ package sim
 func (k *Kind) Lanes(s Scenario) int {
 	switch {
 	case k.Keys:
-		keys := make(map[string]bool)
 		most := 0 // keys drawn by number: device-1..device-N
+		var names []string
 		for _, b := range s.AllBursts() {
 			most = max(most, b.Keys)
-			for _, name := range b.KeyNames {
-				keys[name] = true
-			}
+			names = append(names, b.KeyNames...)
 		}
 		for i := range most {
-			keys[KeyName(i)] = true
+			names = append(names, KeyName(i))
 		}
-		return len(keys)
+		slices.Sort(names)
+		return len(slices.Compact(names))
 	case k.HasGroups():
 		n := 0
 		for _, c := range s.Consumers {

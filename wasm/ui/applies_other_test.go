@@ -76,6 +76,14 @@ func TestTraceShowsWhatApplies(t *testing.T) {
 		if !strings.Contains(html, `id="c-running"`) {
 			t.Errorf("the running counter is gone")
 		}
+		// What is shown is said in the transport bar, where the run's
+		// controls, which a trace does not have, were.
+		if got := text(t, html, "replay-status"); !strings.Contains(got, "chrome.json") || !strings.Contains(got, "read-only") {
+			t.Errorf("the transport bar says %q, want it to name the trace and say it is read-only", got)
+		}
+		if strings.Contains(html, `id="speed"`) {
+			t.Errorf("the transport bar shows the run's speed while a trace is shown")
+		}
 	})
 	t.Run("own", func(t *testing.T) {
 		html, texts := show(t, own.String(), "run.json")

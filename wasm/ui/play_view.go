@@ -106,7 +106,7 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 	for i, d := range spans {
 		spanOptions[i] = option(d.String(), formatClock(d), d == span)
 	}
-	return app.Div().Class("transport").Body(
+	run := []app.UI{
 		app.Button().ID("play").Class(playClass).Disabled(!live).Text(playLabel).OnClick(p.onPlay),
 		app.Button().ID("step").Class("btn").Disabled(!live).
 			Title("%s", "Pause and fire the next event: a burst, an action, a task ending, a timer").
@@ -118,6 +118,17 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 				Value(sliderFromSpeed(speed)).Disabled(!live).OnInput(p.onSpeed),
 			app.Output().ID("speed-value").Class("speed-value").Text(formatSpeed(speed)),
 		),
+	}
+	if phase == "replay" {
+		// A trace does not play: where the run's controls were, the bar
+		// (sticky, so always in view) says what is shown, rather than a
+		// toast over the page.
+		run = []app.UI{app.P().ID("replay-status").Class("replay-status").Role("%s", "status").Body(
+			app.Text("Showing "), app.Strong().Text(p.panel.Replay),
+			app.Text(", read-only. “Back to live” returns to the run."),
+		)}
+	}
+	return app.Div().Class("transport").Body(append(run,
 		app.If(!p.Embed, app.Label().Class("span").Body(
 			app.Span().Class("control-label").Text("Window"),
 			app.Select().ID("window").Class("select").Disabled(!p.mounted).OnChange(p.onSpan).Body(spanOptions...),
@@ -127,7 +138,7 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 			app.Span().ID("clock").Class("clock-time").Text("t = "+clockText(phase, p.panel.Now)),
 			app.Span().ID("phase").Class("badge badge-"+phase).Text(phaseLabel(phase)),
 		),
-	)
+	)...)
 }
 
 // descKey names the scenario whose description shows whole: a preset's
