@@ -45,8 +45,8 @@ func playedSession(t testing.TB) *ui.Session {
 
 // TestPanelKeepsItsLink takes panels of a run whose scenario does not
 // change between them: the link is encoded (deflated) once, not at every
-// panel. A change of the scenario gives a new link. (The code card,
-// CodeView, writes its program once per scenario: codeview_other_test.go.)
+// panel, and the code view's program is written once, not at every
+// render. A change of the scenario gives a new link and program.
 func TestPanelKeepsItsLink(t *testing.T) {
 	s := playedSession(t)
 	s.SetPlaying(false)
@@ -54,6 +54,12 @@ func TestPanelKeepsItsLink(t *testing.T) {
 	if n := allocated(20, func() { s.Panel() }); n > 64<<10 {
 		t.Errorf("a panel of an unchanged scenario allocates %d bytes, want under 64 KiB: its link is encoded again", n)
 	}
+	sc, _ := s.Scenario()
+	code := ui.GoCodeOf(sc)
+	if n := allocated(20, func() { ui.GoCodeOf(sc) }); n > 16<<10 {
+		t.Errorf("the code view of an unchanged scenario allocates %d bytes a render, want under 16 KiB: its program is written again", n)
+	}
+
 	s.SetSpeed(3)
 	second := s.Panel()
 	if second.Link == first.Link {
@@ -69,6 +75,9 @@ func TestPanelKeepsItsLink(t *testing.T) {
 	if third := s.Panel(); third.Link != sc2.Encode() {
 		t.Errorf("after a cancel, the panel's link is not the scenario's")
 	}
+	if ui.GoCodeOf(sc2) == code || ui.GoCodeOf(sc2) != sc2.GoCode() {
+		t.Errorf("after a cancel, the code view does not show the scenario's new program")
+	}
 }
 
 func BenchmarkPanel(b *testing.B) {
@@ -77,5 +86,14 @@ func BenchmarkPanel(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Panel()
+	}
+}
+
+func BenchmarkCodeView(b *testing.B) {
+	s := playedSession(b)
+	sc, _ := s.Scenario()
+	b.ReportAllocs()
+	for b.Loop() {
+		ui.GoCodeOf(sc)
 	}
 }

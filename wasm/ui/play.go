@@ -74,8 +74,6 @@ type Play struct {
 	composeOpen bool              // the burst's settings show, under "Add burst"
 	badFields   map[string]string // the composer's inputs a burst was refused for, and why
 
-	codeView *CodeView // the code card mounted, if any (code_view.go)
-
 	cmp compareState // the comparison open, if any (compare_view.go)
 	rw  playRewind   // seeks, the moment in the address bar, forks told (play_rewind.go)
 }
@@ -151,7 +149,6 @@ func (p *Play) OnMount(ctx app.Context) {
 	} else {
 		p.syncURL(p.panel.Link)
 	}
-	p.handleCodeActions(ctx)
 	p.stopLoop = startLoop(ctx, p)
 	switch {
 	case versionProblem(query) == "" && strings.HasPrefix(hash, sim.ComparePrefix):
