@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -190,5 +192,49 @@ func TestEmbedHeightSteady(t *testing.T) {
 			}
 			b.checkClean(t)
 		})
+	}
+}
+
+// TestWeightedWaiterShot opens the async semaphore preset at 0.6 s,
+// paused, while its request of weight 3 waits at the head of the queue,
+// and writes the timeline to e2e/artifacts/ for a person to judge: the
+// waiter is three chips wide and says ×3 (the unit test,
+// TestWaiterShowsItsWeight, measures it).
+func TestWeightedWaiterShot(t *testing.T) {
+	ps, ok := sim.PresetByID("semaphore")
+	if !ok {
+		t.Fatal("no semaphore preset")
+	}
+	for _, size := range []string{"desktop", "phone"} {
+		t.Run(size, func(t *testing.T) {
+			b := newBrowser(t)
+			if size == "phone" {
+				b.phone(t)
+			}
+			var ok bool
+			var png []byte
+			b.run(t, "opening the preset at 0.6 s",
+				chromedp.Navigate(base+"/?v="+strconv.Itoa(sim.Version)+"&t=0.6"+sim.LinkPrefix+ps.Scenario.Encode()),
+				chromedp.WaitVisible(mounted),
+				chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused" && document.querySelector('#stats').dataset.nowMs === "600" && Number(document.querySelector('#stats').dataset.waiting) > 0`,
+					&ok, chromedp.WithPollingTimeout(waitLong)),
+				chromedp.Sleep(300*time.Millisecond),
+				chromedp.ScrollIntoView("#timeline", chromedp.ByQuery),
+				chromedp.Screenshot("#timeline", &png, chromedp.ByQuery),
+			)
+			writeArtifact(t, "weighted-waiter-"+size+".png", png)
+			b.checkClean(t)
+		})
+	}
+}
+
+// writeArtifact writes data to e2e/artifacts/name.
+func writeArtifact(t *testing.T, name string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll("artifacts", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("artifacts", name), data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
