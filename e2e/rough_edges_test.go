@@ -238,3 +238,30 @@ func writeArtifact(t *testing.T, name string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestReplayedCancelSaysWhoDid opens a link whose log cancels one task:
+// the page's messages say the link's recorded action canceled it, not
+// the person watching.
+func TestReplayedCancelSaysWhoDid(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 1, Limit: 1, Speed: 10,
+		Log: []sim.Step{
+			{Seq: 1, Do: sim.StepBurst, Burst: &sim.Burst{Count: 3, MinMS: 100, MaxMS: 100}},
+			{Seq: 2, AtMS: 50, Do: sim.StepCancel, Task: "t2"},
+		}}
+	b := newBrowser(t)
+	var ok bool
+	var msgs string
+	b.run(t, "opening the link and letting it finish",
+		chromedp.Navigate(base+"/?v="+strconv.Itoa(sim.Version)+sim.LinkPrefix+sc.Encode()),
+		chromedp.WaitVisible(mounted),
+		chromedp.Poll(`document.querySelector('#stats').dataset.finished === "true"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Text("#messages", &msgs, chromedp.ByQuery),
+	)
+	if want := "t2 canceled by the recorded action (entry 2 of the link's log)"; !strings.Contains(msgs, want) {
+		t.Errorf("the messages read %q, want them to say %q", msgs, want)
+	}
+	if strings.Contains(msgs, "by you") {
+		t.Errorf("the messages of a replayed link say the person watching canceled a task: %q", msgs)
+	}
+	b.checkClean(t)
+}
