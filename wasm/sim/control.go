@@ -52,8 +52,16 @@ func (r *Runner) Submit(b Burst) error {
 // runs; Consume reports it Failed with context.Canceled, since the
 // consumer itself goes on, and the runner reports it Canceled, as the
 // page counts it. It returns an error naming the problem if
-// there is no such task or it has already ended.
+// there is no such task or it has already ended. Its message says the
+// task was canceled by you; a replay of the scenario's log says by which
+// entry of the log instead, since the person watching a replay did not
+// cancel it.
 func (r *Runner) Cancel(name string) error {
+	return r.cancelBy(name, "you")
+}
+
+// cancelBy is Cancel, whose message says who canceled the task.
+func (r *Runner) cancelBy(name, who string) error {
 	r.mu.Lock()
 	t := r.byName(name)
 	if t == nil {
@@ -72,7 +80,7 @@ func (r *Runner) Cancel(name string) error {
 		r.mu.Unlock()
 		return fmt.Errorf("%s is already being canceled", name)
 	}
-	r.logTaskLocked(false, t, "%s canceled by you", name)
+	r.logTaskLocked(false, t, "%s canceled by %s", name, who)
 	r.mu.Unlock()
 	r.cancel([]*task{t})
 	r.settle()
@@ -128,22 +136,28 @@ func (r *Runner) cancelWhere(match func(*task) bool) {
 // Perform does a person's action, as the page's buttons do: a.Do is
 // ActionLimit (with a.N), ActionCancelAll, ActionDrain or ActionClose, and
 // a.AtMS is ignored. It logs a message saying what the person did (SetLimit
-// logs its own), so that a link's log, which replays each of these entries
-// through Perform, shows the same messages as the run it was taken from.
-// It returns SetLimit's error, having changed and logged nothing, and an
-// error for any other kind of action. It returns once the run is at rest.
+// logs its own); a replay of the scenario's log does each of its entries
+// the same way, with the same messages, save that they name the entry of
+// the log that did it rather than "you". It returns SetLimit's error,
+// having changed and logged nothing, and an error for any other kind of
+// action. It returns once the run is at rest.
 func (r *Runner) Perform(a Action) error {
+	return r.performBy(a, "you")
+}
+
+// performBy is Perform, whose message says who did the action.
+func (r *Runner) performBy(a Action, who string) error {
 	switch a.Do {
 	case ActionLimit:
 		return r.SetLimit(a.N)
 	case ActionCancelAll:
-		r.logf(false, "", "you canceled every task")
+		r.logf(false, "", "%s canceled every task", who)
 		r.CancelAll()
 	case ActionDrain:
-		r.logf(false, "", "you asked the %s to drain: it takes no new tasks and finishes those it has", r.noun())
+		r.logf(false, "", "%s asked the %s to drain: it takes no new tasks and finishes those it has", who, r.noun())
 		r.Drain()
 	case ActionClose:
-		r.logf(false, "", "you closed the %s", r.noun())
+		r.logf(false, "", "%s closed the %s", who, r.noun())
 		r.Close()
 	default:
 		return fmt.Errorf("there is no action %q", a.Do)

@@ -393,21 +393,24 @@ func (r *Runner) replay(st Step) {
 	r.clock.advanceTo(at)
 	r.mu.Lock()
 	r.replayed++
+	entry := r.replayed
 	r.mu.Unlock()
+	// The person watching did not do it: the log did.
+	who := fmt.Sprintf("the recorded action (entry %d of the link's log)", entry)
 	switch st.Do {
 	case StepBurst:
 		if err := r.Submit(*st.Burst); err != nil {
 			r.logf(true, "", "a burst of the log could not run: %v", err)
 		}
 	case StepCancel:
-		if err := r.Cancel(st.Task); err != nil {
+		if err := r.cancelBy(st.Task, who); err != nil {
 			r.logf(true, st.Task, "the log cancels %s, but %v", st.Task, err)
 		}
 	case StepPause, StepStep:
 	default:
 		// A person's action: the same call, and so the same messages, as
-		// when it was taken.
-		if err := r.Perform(Action{Do: st.Do, N: st.N}); err != nil {
+		// when it was taken, but for who took it.
+		if err := r.performBy(Action{Do: st.Do, N: st.N}, who); err != nil {
 			r.logf(true, "", "the log's %s could not run: %v", st.Do, err)
 		}
 	}

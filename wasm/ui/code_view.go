@@ -11,15 +11,12 @@ import (
 // codeMemo keeps the last program written, since the page renders several
 // times a second and the scenario changes far less often. It is read and
 // written on the UI goroutine only.
-var codeMemo struct{ key, code string }
+var codeMemo sim.Memo[string]
 
-// goCode returns the Go program that runs sc with sluice/core.
+// goCode returns the Go program that runs sc with sluice/core, written
+// again only when sc changed.
 func goCode(sc sim.Scenario) string {
-	key := sc.Encode()
-	if codeMemo.key != key || codeMemo.code == "" {
-		codeMemo.key, codeMemo.code = key, sc.GoCode()
-	}
-	return codeMemo.code
+	return codeMemo.Get(sc, sim.Scenario.GoCode)
 }
 
 // maxCodeRows is how many lines of the program show without scrolling.

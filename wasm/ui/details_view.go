@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -102,6 +103,9 @@ func (p *Play) renderActions() app.UI {
 	return app.Div().ID("actions").Class("actions").Role("%s", "group").Aria("label", "Run controls").Body(
 		app.Button().ID("add-burst").Class("btn btn-primary").Disabled(!on).Text("Add burst").OnClick(p.onAddBurst),
 		app.Button().ID("add-one").Class("btn").Disabled(!on).Text("Add 1 task").OnClick(p.onAddOne),
+		app.Button().ID("compose-toggle").Class("btn").Disabled(!on).
+			Aria("expanded", strconv.FormatBool(p.composeOpen)).Aria("controls", "compose").
+			Text(map[bool]string{true: "Burst settings ▴", false: "Burst settings ▾"}[p.composeOpen]).OnClick(p.onComposeToggle),
 		app.Span().Class("actions-gap"),
 		app.Button().ID("cancel-all").Class("btn").Disabled(!on).Text("Cancel all").OnClick(p.onCancelAll),
 		app.Button().ID("drain").Class("btn").Disabled(!on).Text("Drain").OnClick(p.onDrain),

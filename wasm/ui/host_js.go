@@ -162,6 +162,27 @@ func focusTimeline() {
 	}
 }
 
+// revealElement scrolls the element with the given ID into view, as
+// little as it takes, and focuses it if focus.
+func revealElement(id string, focus bool) {
+	doc, err := safejs.Global().Get("document")
+	if err != nil {
+		return
+	}
+	el, err := doc.Call("getElementById", id)
+	if err != nil || el.IsNull() {
+		return
+	}
+	opts, err := safejs.ValueOf(map[string]any{"block": "nearest", "behavior": "auto"})
+	if err != nil {
+		return
+	}
+	el.Call("scrollIntoView", opts)
+	if focus {
+		el.Call("focus")
+	}
+}
+
 // location returns the page's path, query and hash (with "#").
 func location() (path, query, hash string) {
 	loc, err := safejs.Global().Get("location")

@@ -55,3 +55,5 @@ func focusTimeline() {}
 
 // GuardLink does nothing outside the browser, where go-app reads no URL.
 func GuardLink() {}
+
+func revealElement(string, bool) {}

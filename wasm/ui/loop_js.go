@@ -601,7 +601,9 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 				p.fail(err)
 				return
 			}
-			p.notice = notice{"Showing " + name + ", read-only. “Back to live” returns to the run.", "info"}
+			// The transport bar says what is shown (renderTransport): a
+			// toast would cover the trace.
+			p.notice = notice{}
 		})
 		p.refresh(ctx)
 	})

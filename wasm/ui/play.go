@@ -71,6 +71,9 @@ type Play struct {
 	badList    string // the ID of a list input whose text was refused
 	badErr     string // why it was refused
 
+	composeOpen bool              // the burst's settings show, under "Add burst"
+	badFields   map[string]string // the composer's inputs a burst was refused for, and why
+
 	cmp compareState // the comparison open, if any (compare_view.go)
 	rw  playRewind   // seeks, the moment in the address bar, forks told (play_rewind.go)
 }
@@ -475,6 +478,7 @@ func (p *Play) onPreset(id string) app.EventHandler {
 		p.notice = notice{}
 		p.form = defaultBurst()
 		p.levelsText, p.keysText, p.badList, p.badErr = "", "", "", ""
+		p.badFields = nil
 		p.limitNow = max(ps.Scenario.Limit, 1)
 		p.load(ctx, ps.Scenario, id, "")
 	}
@@ -612,10 +616,20 @@ func (p *Play) onAddBurst(ctx app.Context, e app.Event) {
 func (p *Play) submit(ctx app.Context, b sim.Burst) {
 	if p.badList != "" {
 		p.fail(errors.New(p.badErr + "; fix it before adding work"))
+		p.showField(ctx, p.badList)
 		return
 	}
 	if k := sim.KindOf(p.sc.Primitive); k != nil {
 		k.Trim(&b)
+	}
+	// The fields a refused burst is refused for are marked, and the first
+	// shown and focused, rather than only named in a toast.
+	bad, first := burstFieldProblems(p.sc, p.panel.Limit, b)
+	p.badFields = bad
+	if first != "" {
+		p.fail(checkBurst(p.sc, p.panel.Limit, b))
+		p.showField(ctx, first)
+		return
 	}
 	ok := fmt.Sprintf("Added %s %s.", formatCount(b.Count), plural(b.Count, "task", "tasks"))
 	runB := p.runB()

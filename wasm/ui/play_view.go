@@ -106,7 +106,7 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 	for i, d := range spans {
 		spanOptions[i] = option(d.String(), formatClock(d), d == span)
 	}
-	return app.Div().Class("transport").Body(
+	run := []app.UI{
 		app.Button().ID("play").Class(playClass).Disabled(!live).Text(playLabel).OnClick(p.onPlay),
 		app.Button().ID("step").Class("btn").Disabled(!live).
 			Title("%s", "Pause and fire the next event: a burst, an action, a task ending, a timer").
@@ -118,6 +118,17 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 				Value(sliderFromSpeed(speed)).Disabled(!live).OnInput(p.onSpeed),
 			app.Output().ID("speed-value").Class("speed-value").Text(formatSpeed(speed)),
 		),
+	}
+	if phase == "replay" {
+		// A trace does not play: where the run's controls were, the bar
+		// (sticky, so always in view) says what is shown, rather than a
+		// toast over the page.
+		run = []app.UI{app.P().ID("replay-status").Class("replay-status").Role("%s", "status").Body(
+			app.Text("Showing "), app.Strong().Text(p.panel.Replay),
+			app.Text(", read-only. “Back to live” returns to the run."),
+		)}
+	}
+	return app.Div().Class("transport").Body(append(run,
 		app.If(!p.Embed, app.Label().Class("span").Body(
 			app.Span().Class("control-label").Text("Window"),
 			app.Select().ID("window").Class("select").Disabled(!p.mounted).OnChange(p.onSpan).Body(spanOptions...),
@@ -127,7 +138,7 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 			app.Span().ID("clock").Class("clock-time").Text("t = "+clockText(phase, p.panel.Now)),
 			app.Span().ID("phase").Class("badge badge-"+phase).Text(phaseLabel(phase)),
 		),
-	)
+	)...)
 }
 
 // descKey names the scenario whose description shows whole: a preset's
@@ -260,6 +271,7 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 		p.renderScrubber(phase),
 		p.renderSheet(),
 		p.renderActions(),
+		app.If(!p.Embed && phase != "replay", p.renderCompose(sc)),
 		p.renderLegend(sc),
 	)
 }
@@ -281,8 +293,14 @@ func (p *Play) renderLegend(sc sim.Scenario) app.UI {
 	switch {
 	case sc.ColorBy == "key":
 		items = append(items, swatch("sw-key", "colour: key"))
-	case classicLevels(p.panel.Levels):
+	case classicLevels(p.panel.Levels) && p.panel.Phase != "replay":
+		// A run's bursts may draw any of the three; a loaded trace shows
+		// the levels it holds.
 		items = append(items, swatch("sw-high", "High"), swatch("sw-normal", "Normal"), swatch("sw-low", "Low"))
+	case classicLevels(p.panel.Levels):
+		for _, l := range levelsDesc(p.panel.Levels) {
+			items = append(items, swatch("sw-"+prioClass(l), priorityName(l)))
+		}
 	default:
 		levels := levelsDesc(p.panel.Levels)
 		for i, l := range levels {
@@ -300,8 +318,10 @@ func (p *Play) renderLegend(sc sim.Scenario) app.UI {
 		swatch("sw-failed", "failed"),
 		swatch("sw-panicked", "panicked"),
 		swatch("sw-canceled", "canceled"),
-		swatch("sw-limit", "limit"),
 	)
+	if p.panel.Phase != "replay" || p.panel.MaxLimit > 0 {
+		items = append(items, swatch("sw-limit", "limit"))
+	}
 	if !p.Embed {
 		items = append(items, app.Span().Class("legend-hint").Text("Click or tap a bar for its details; a waiting or running task can be canceled there."))
 	}
@@ -343,9 +363,12 @@ func countersFor(pn Panel, sc sim.Scenario, compact bool, pre string) app.UI {
 	if pn.Limit <= 0 {
 		running = "no limit"
 	}
+	// A loaded trace shows only what applies to it: a trace holds no
+	// refusals, and another tool's no waiting.
+	replay := pn.Phase == "replay"
 	cards := []app.UI{
 		counter(pre+"running", "running", pn.Running, running, ""),
-		counter(pre+"waiting", "waiting", pn.Waiting, waiting, ""),
+		app.If(!pn.NoWaits, counter(pre+"waiting", "waiting", pn.Waiting, waiting, "")),
 		counter(pre+"done", "done", pn.Succeeded, "succeeded", ""),
 		counter(pre+"failed", "failed", pn.Failed, "returned an error", "bad"),
 		counter(pre+"canceled", "canceled", pn.Canceled, canceled, ""),
@@ -358,9 +381,9 @@ func countersFor(pn Panel, sc sim.Scenario, compact bool, pre string) app.UI {
 	cards = append(cards, counter(pre+"max-in-flight", "max in flight", inFlight, inFlightOf, state))
 	if !compact {
 		cards = append(cards,
-			counter(pre+"refused", "refused", pn.Refused, "ErrFull / ErrClosed", ""),
+			app.If(!replay, counter(pre+"refused", "refused", pn.Refused, "ErrFull / ErrClosed", "")),
 			textCounter(pre+"throughput", "throughput", formatRate(pn.Throughput), throughputOf(pn)),
-			textCounter(pre+"oldest-wait", "oldest wait", formatSpan(pn.OldestWait), "age of the oldest waiter"),
+			app.If(!pn.NoWaits, textCounter(pre+"oldest-wait", "oldest wait", formatSpan(pn.OldestWait), "age of the oldest waiter")),
 		)
 		if gv, gof := goroutinesShown(pn); pn.Phase == "replay" {
 			cards = append(cards, textCounter(pre+"goroutines", "goroutines", gv, gof))
@@ -475,11 +498,13 @@ func (p *Play) renderDetails() app.UI {
 		unlinked = app.P().ID("unlinked").Class("note-warn").Text("About the link: " + pn.Unlinked + ".")
 	}
 	return app.Div().Class("details").Body(
-		app.Section().Class("card").Body(
+		// Another tool's trace has no waits: its slices start as they
+		// begin.
+		app.If(!pn.NoWaits, app.Section().Class("card").Body(
 			app.H2().Class("card-title").Text(map[bool]string{true: "Run A: wait before start, per priority", false: "Wait before start, per priority"}[p.runB() != nil]),
 			app.Table().ID("waits").Class("waits").Body(app.TBody().Body(rows...)),
 			app.P().Class("muted small").Text(waitsNote(pn)),
-		),
+		)),
 		app.Section().Class("card").Body(
 			p.listHead("Event log", "log", pn.LogMatches, pn.LogTotal, "events of the whole run", p.logQuery, p.setLogQuery),
 			app.Ol().ID("log").Class("log log-scroll").TabIndex(0).Aria("label", "Event log, newest first").
@@ -584,7 +609,6 @@ func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
 		p.renderPresets(preset),
 		p.renderSetup(sc),
 		p.renderCompareForm(sc),
-		p.renderCompose(sc),
 		p.renderRun(sc),
 	)
 }
@@ -621,12 +645,21 @@ const maxLegendLevels = 12
 // listField is a labelled text input for one of the composer's lists
 // (see setList).
 func (p *Play) listField(id, label, placeholder, hint string, value string) app.UI {
+	bad := ""
+	if p.badList == id {
+		bad = p.badErr
+	}
+	in := app.Input().Type("text").ID(id).Class("input").Placeholder("%s", placeholder).Value(value).
+		Aria("invalid", bad != "").Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
+		p.setList(id, ctx.JSSrc().Get("value").String())
+	}, id)
+	if bad != "" {
+		in = in.Aria("describedby", id+"-error")
+	}
 	return app.Label().Class("field").Body(
 		app.Span().Class("field-label").Text(label),
-		app.Input().Type("text").ID(id).Class("input").Placeholder("%s", placeholder).Value(value).
-			Aria("invalid", p.badList == id).Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
-			p.setList(id, ctx.JSSrc().Get("value").String())
-		}, id),
+		in,
+		fieldError(id, bad),
 		app.Span().Class("field-hint").Text(hint),
 	)
 }
@@ -673,28 +706,58 @@ func (p *Play) numField(id, label, hint string, value, lo, hi int, set func(ctx 
 	if hint != "" {
 		hintUI = app.Span().Class("field-hint").Text(hint)
 	}
+	bad := p.badFields[id]
+	in := app.Input().Type("number").ID(id).Class("input").Min(lo).Max(hi).Step(1).Value(value).
+		Aria("invalid", bad != "").
+		Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
+		s := strings.TrimSpace(ctx.JSSrc().Get("value").String())
+		n, err := strconv.Atoi(s)
+		before := p.notice
+		if composerField(id) {
+			delete(p.badFields, id) // checked again by "Add burst"
+		}
+		if err != nil {
+			err = fmt.Errorf("%s must be a whole number; %q is not one", strings.ToLower(label), truncate(s, 20))
+			p.fail(err)
+			if composerField(id) {
+				p.markField(id, err.Error())
+			}
+		} else {
+			set(ctx, n)
+		}
+		if p.notice != before && p.notice.Kind == "error" && !composerField(id) {
+			// A setup value refused: the field goes back to the value
+			// in effect, so that nothing refused stays in the form.
+			// (The composer's values take effect with "Add burst",
+			// which says what is wrong with them.)
+			ctx.JSSrc().Set("value", value)
+		}
+	}, id)
+	if bad != "" {
+		in = in.Aria("describedby", id+"-error")
+	}
 	return app.Label().Class("field").Body(
 		app.Span().Class("field-label").Text(label),
-		app.Input().Type("number").ID(id).Class("input").Min(lo).Max(hi).Step(1).Value(value).
-			Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
-			s := strings.TrimSpace(ctx.JSSrc().Get("value").String())
-			n, err := strconv.Atoi(s)
-			before := p.notice
-			if err != nil {
-				p.fail(fmt.Errorf("%s must be a whole number; %q is not one", strings.ToLower(label), truncate(s, 20)))
-			} else {
-				set(ctx, n)
-			}
-			if p.notice != before && p.notice.Kind == "error" && !composerField(id) {
-				// A setup value refused: the field goes back to the value
-				// in effect, so that nothing refused stays in the form.
-				// (The composer's values take effect with "Add burst",
-				// which says what is wrong with them.)
-				ctx.JSSrc().Set("value", value)
-			}
-		}, id),
+		in,
+		fieldError(id, bad),
 		hintUI,
 	)
+}
+
+// fieldError is the problem of input id, shown under it, or nothing.
+func fieldError(id, problem string) app.UI {
+	if problem == "" {
+		return nil
+	}
+	return app.Span().ID(id + "-error").Class("field-error").Text(problem)
+}
+
+// markField marks the composer's input id as refused, for problem.
+func (p *Play) markField(id, problem string) {
+	if p.badFields == nil {
+		p.badFields = make(map[string]string)
+	}
+	p.badFields[id] = problem
 }
 
 // composerField reports whether the number input id is one of the
@@ -923,11 +986,26 @@ func (p *Play) renderCompose(sc sim.Scenario) app.UI {
 		))
 	}
 	fields = append(fields, p.numField("burst-cancel-after", "Cancel after (ms)", "each task gives up this long after submit; 0: never", f.CancelAfterMS, 0, sim.MaxOffsetMS, func(_ app.Context, n int) { p.form.CancelAfterMS = n }))
-	replay := p.panel.Phase == "replay"
-	return app.Section().Class("card").Body(
-		app.H2().Class("card-title").Text("Compose work"),
-		app.Div().Class("fields").Body(fields...),
-		app.P().Class("muted small").Text(map[bool]string{true: "A loaded trace is read-only.", false: "“Add burst” and “Add 1 task” are under the timeline."}[replay]),
+	var problems app.UI
+	if len(p.badFields) > 0 || p.badList != "" {
+		n := len(p.badFields)
+		if p.badList != "" {
+			n++
+		}
+		problems = app.P().ID("burst-problems").Class("field-error").Role("%s", "alert").
+			Text(fmt.Sprintf("The burst was not added: fix the %s marked below.", plural(n, "field", formatCount(n)+" fields")))
+	}
+	// Under "Add burst", so that what it adds is set right next to it.
+	// hidden is written only when true: the server's pre-render would
+	// write hidden="false", which HTML reads as hidden.
+	box := app.Div().ID("compose").Class("compose").Role("%s", "group").Aria("labelledby", "compose-title")
+	if !p.composeOpen {
+		box = box.Hidden(true)
+	}
+	return box.Body(
+		app.H3().ID("compose-title").Class("card-title").Text("Burst settings"),
+		problems,
+		app.Div().Class("fields compose-fields").Body(fields...),
 	)
 }
 

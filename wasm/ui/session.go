@@ -46,11 +46,13 @@ type Session struct {
 	refused  int           // refusals already reported through Panel.Alert
 	snap     *trace.Snapshot
 	replay   *replay
-	levels   []core.Priority // the priorities the run's tasks can have, sorted
-	log      *eventLog       // the run's whole event log
-	logQuery string          // the event log's filter
-	rw       rewind          // how far the run has been, and its latest fork (session_rewind.go)
-	cps      checkpoints     // runs parked at earlier moments, for Seek (session_checkpoint.go)
+	levels   []core.Priority  // the priorities the run's tasks can have, sorted
+	log      *eventLog        // the run's whole event log
+	logQuery string           // the event log's filter
+	rw       rewind           // how far the run has been, and its latest fork (session_rewind.go)
+	cps      checkpoints      // runs parked at earlier moments, for Seek (session_checkpoint.go)
+	links    sim.Memo[string] // the scenario's link, encoded again only when it changed
+	lanes    int              // the most lanes the run can show (sim.Kind.Lanes), reserved up front
 }
 
 // replay is a trace loaded from a file.
@@ -66,6 +68,7 @@ type replay struct {
 	omitted    string          // what of the trace is not shown, and why; "" if nothing
 	rate       float64         // tasks ended a second, over the trace's span
 	link       string          // the live run's link, which a trace leaves as it is
+	noWaits    bool            // no task of the trace waited (traceWaited)
 }
 
 // ChunkSize is how many tasks of a person's burst are handed to the runner
@@ -103,6 +106,7 @@ func (s *Session) load(sc sim.Scenario, preset string) error {
 	all := s.sc
 	all.Bursts = s.sc.AllBursts()
 	s.levels = scenarioLevels(all)
+	s.lanes = sim.KindOf(s.sc.Primitive).Lanes(s.sc)
 	return nil
 }
 
@@ -258,7 +262,7 @@ func (s *Session) SetSpeed(speed float64) {
 // the scenario. s.mu must be held.
 func (s *Session) relink() {
 	if s.replay != nil {
-		s.replay.link = s.sc.Encode()
+		s.replay.link = s.link()
 	}
 }
 
@@ -290,6 +294,10 @@ type Frame struct {
 	Replay    bool
 	Finished  bool // the live run has finished its work: Now is its end
 	Changed   bool // something happened since the last frame: the panel is stale
+	// Lanes is the most lanes the live run can show (sim.Kind.Lanes):
+	// the timeline keeps their height from the first frame, so that it
+	// does not grow as lanes appear.
+	Lanes int
 }
 
 // Frame moves the run along by one animation frame that took real time:
@@ -354,7 +362,7 @@ func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool
 	s.maxLimit = max(s.maxLimit, limit)
 	return Frame{Snap: s.snap, Origin: sim.Epoch, Now: now, From: from, To: to,
 		Primitive: s.sc.Primitive, ColorBy: s.sc.ColorBy, Limit: limit, Levels: s.levels, Changed: changed,
-		Finished: s.finished}
+		Finished: s.finished, Lanes: s.lanes}
 }
 
 // wholeMS returns the whole milliseconds of d and what is owed from
@@ -464,6 +472,9 @@ func (s *Session) Submit(b sim.Burst) error {
 	if !sim.KindOf(s.sc.Primitive).HasGroups() {
 		s.levels = burstLevels(slices.Clone(s.levels), b)
 	}
+	probe := s.sc
+	probe.Bursts, probe.Log = []sim.Burst{b}, nil
+	s.lanes = max(s.lanes, sim.KindOf(s.sc.Primitive).Lanes(probe))
 	s.queued = append(s.queued, b)
 	s.submitChunk()
 	s.preset = ""
@@ -623,6 +634,7 @@ func (s *Session) act(a sim.Action) error {
 	s.record(sim.Step{Do: a.Do, N: a.N})
 	if a.Do == sim.ActionLimit {
 		s.maxLimit = max(s.maxLimit, a.N)
+		s.lanes = max(s.lanes, sim.KindOf(s.sc.Primitive).Lanes(s.sc))
 	}
 	return nil
 }
@@ -708,8 +720,9 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	left = append(left, unshownNotes(rec.Unshown())...)
 	rp.omitted = strings.Join(left, "; ")
 	rp.rate = traceRate(snap.Stats, rp.first, rp.end)
+	rp.noWaits = !traceWaited(snap)
 	// Encoded once: the panel, read every few frames, shows it unchanged.
-	rp.link = s.sc.Encode()
+	rp.link = s.link()
 	rp.log = newEventLog("", rp.start, snap.Log)
 	rp.log.setQuery(s.logQuery)
 	s.replay = rp
@@ -803,11 +816,15 @@ type Panel struct {
 	// ReplayTimes says how a loaded trace's times are shown; Omitted what
 	// of it is not shown, and why ("" if nothing).
 	ReplayTimes, Omitted string
-	Primitive            string
-	Preset               string
-	Link                 string // the scenario, encoded for a link's hash
-	Unlinked             string // why the link no longer replays the run exactly
-	Alert                string // set when tasks were refused since the last panel: how many in all, and why the latest
+	// NoWaits is set in replay when no task of the trace waited before it
+	// started (another tool's trace): the waiting counters and the table
+	// of waits do not apply to it.
+	NoWaits   bool
+	Primitive string
+	Preset    string
+	Link      string // the scenario, encoded for a link's hash
+	Unlinked  string // why the link no longer replays the run exactly
+	Alert     string // set when tasks were refused since the last panel: how many in all, and why the latest
 
 	Now        time.Duration
 	Limit      int // now; 0: no limit
@@ -882,7 +899,7 @@ func (s *Session) Panel() Panel {
 			Succeeded: int(st.Succeeded), Failed: int(st.Failed), Canceled: int(st.Canceled), Panicked: int(st.Panicked),
 			MaxRunning: st.MaxRunning, Tokens: st.InUse, MaxTokens: st.MaxInUse, Lanes: st.Lanes,
 			Finished: true, Throughput: r.rate, OldestWait: st.OldestWait,
-			Waits: slices.Clone(st.Waits), Levels: r.levels, Origin: r.start, Trace: st,
+			Waits: slices.Clone(st.Waits), Levels: r.levels, Origin: r.start, Trace: st, NoWaits: r.noWaits,
 		}
 		p.Log, p.LogMatches, p.LogTotal = r.log.latest(panelLog)
 		return p
@@ -894,7 +911,7 @@ func (s *Session) Panel() Panel {
 	}
 	p := Panel{
 		Phase: "paused", Primitive: s.sc.Primitive, Preset: s.preset,
-		Link: s.sc.Encode(), Unlinked: s.unlinked,
+		Link: s.link(), Unlinked: s.unlinked,
 		Now: st.Now, Limit: st.Limit, MaxLimit: max(s.maxLimit, st.Limit),
 		Tasks: st.Tasks, Scheduled: st.Scheduled + queued, Waiting: st.Pending, Backlog: st.Backlog, Running: st.Running,
 		Succeeded: st.Succeeded, Failed: st.Failed, Canceled: st.Canceled, Panicked: st.Panicked,
@@ -936,6 +953,12 @@ func (s *Session) Panel() Panel {
 		p.Alert = fmt.Sprintf("%s %s refused by the %s in this run. Latest: %s", formatCount(n), plural(n, "task was", "tasks were"), primitiveNoun(s.sc.Primitive), why)
 	}
 	return p
+}
+
+// link returns the scenario encoded for a link: the panel, taken every
+// few frames, encodes it again only when it changed. s.mu must be held.
+func (s *Session) link() string {
+	return s.links.Get(s.sc, sim.Scenario.Encode)
 }
 
 // rateWindow is the window over which the recorder measures throughput.

@@ -46,6 +46,7 @@ const (
 const (
 	fontSmall = "11px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 	fontLabel = "12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
+	fontTiny  = "bold 9px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 	fontBold  = "600 12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 )
 
@@ -78,6 +79,9 @@ type timeline struct {
 	queue       [maxQueueRows][]int
 	queueRows   []core.Priority // highest first
 	queueFold   bool            // the last queue row holds lower priorities too
+	queueNone   bool            // a loaded trace in which no task waited: no queue rows, no waiting track
+	chipTexts   []barLabel      // the weights written on the queue's chips this frame
+	reserved    int             // rows of the lanes band this frame: its lanes, or the most the run can have
 	index       laneIndex       // a loaded trace's tasks by lane, for large traces
 	bars        barCache        // a large loaded trace's bars, as last drawn
 	queueSnap   *trace.Snapshot // the loaded trace whose queue rows are laid out
@@ -206,7 +210,10 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	if k := sim.KindOf(f.Primitive); k != nil && k.Keys || (f.Replay && snap.Stats.Lanes > 0) {
 		g.tracks = 3
 	}
-	g.trackTop = g.laneTop + float64(len(t.rows))*g.laneH + bandGap
+	if t.queueNone {
+		g.tracks-- // no waiting track
+	}
+	g.trackTop = g.laneTop + float64(t.reserved)*g.laneH + bandGap
 	g.h = g.trackTop + float64(g.tracks)*(trackH+trackGap) + 4
 	t.Height = math.Ceil(g.h)
 
@@ -304,8 +311,12 @@ func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority, rep
 	if replay {
 		t.queueSnap, t.queueN = snap, len(snap.Tasks)
 	}
+	// A trace in which no task waited (another tool's, whose slices start
+	// as they begin) has no queue to show.
+	t.queueNone = replay && !traceWaited(snap)
 	rows := t.queueRows[:0]
 	switch {
+	case t.queueNone:
 	case classicLevels(levels):
 		rows = append(rows, core.Low, core.Normal, core.High)
 	case len(levels) <= maxQueueRows:
@@ -450,7 +461,9 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 			t.rowOf[l.ID] = i
 		}
 	}
-	n := len(t.rows)
+	// The rows the run can have are reserved from the first frame.
+	n := max(len(t.rows), min(f.Lanes, maxRows))
+	t.reserved = n
 	switch {
 	case t.compact && n <= 8:
 		g.laneH = 20
@@ -636,28 +649,55 @@ func (t *timeline) drawAxis(p painter, g *geometry, f Frame) {
 
 func (t *timeline) drawQueue(p painter, g *geometry, f Frame) {
 	t.fills.reset()
-	room := int((g.plotR - g.plotL) / (chipW + chipGap))
+	width := g.plotR - g.plotL
 	for r := range t.queueRows {
 		q := t.queue[r]
 		y := g.queueTop + float64(r)*queueRowH + (queueRowH-chipH)/2
-		shown := len(q)
-		if shown > room {
-			shown = max(room-5, 0)
-		}
-		for i := 0; i < shown; i++ {
-			x := &f.Snap.Tasks[q[i]]
-			cx := g.plotL + float64(i)*(chipW+chipGap)
-			t.fills.rect(taskShade(f.ColorBy, f.Levels, x.Priority, x.Key).strong, cx, y, chipW, chipH)
-			t.addHit(cx, y, cx+chipW, y+chipH, q[i])
-			t.noteSelected(x, cx, y, cx+chipW, y+chipH)
+		cx := g.plotL
+		shown := 0
+		for _, i := range q {
+			x := &f.Snap.Tasks[i]
+			w := chipWidth(x.Weight)
+			// Room is kept for the "+N" of those that do not fit.
+			if cx+w > g.plotL+width-moreW && shown < len(q)-1 || cx+w > g.plotL+width {
+				break
+			}
+			fill := taskShade(f.ColorBy, f.Levels, x.Priority, x.Key).strong
+			t.fills.rect(fill, cx, y, w, chipH)
+			if x.Weight > 1 {
+				// A waiter of several tokens is as wide as that many
+				// (up to maxChipUnits) and says how many.
+				t.chipTexts = append(t.chipTexts, barLabel{cx + w/2, y + chipH - 1, "×" + strconv.FormatInt(x.Weight, 10), textOn(fill)})
+			}
+			t.addHit(cx, y, cx+w, y+chipH, i)
+			t.noteSelected(x, cx, y, cx+w, y+chipH)
+			cx += w + chipGap
+			shown++
 		}
 		if shown < len(q) {
-			cx := g.plotL + float64(shown)*(chipW+chipGap) + 2
-			p.Text("+"+formatCount(len(q)-shown), cx, y+chipH-1, fontSmall, colAxis, alignLeft)
+			p.Text("+"+formatCount(len(q)-shown), cx+2, y+chipH-1, fontSmall, colAxis, alignLeft)
 		}
 	}
 	t.fills.flush(p)
+	for _, l := range t.chipTexts {
+		p.Text(l.s, l.x, l.y, fontTiny, l.color, alignCenter)
+	}
+	t.chipTexts = t.chipTexts[:0]
 }
+
+// chipWidth is the width of a waiting task's chip in the queue: one unit
+// per token it asks for, up to maxChipUnits.
+func chipWidth(weight int64) float64 {
+	n := float64(min(max(weight, 1), maxChipUnits))
+	return n*chipW + (n-1)*chipGap
+}
+
+// Bounds of the queue's chips: the widest chip, in units of one token's,
+// and the room kept for the "+N" of the chips that do not fit.
+const (
+	maxChipUnits = 4
+	moreW        = 44
+)
 
 func (t *timeline) addHit(x0, y0, x1, y1 float64, task int) {
 	if len(t.hits) < maxHits {
@@ -1036,7 +1076,10 @@ func (t *timeline) drawTracks(p painter, g *geometry, f Frame) {
 		inFlight = track{"tokens in use", snap.Counters[trace.TrackInUse], true}
 	}
 	tracks := []track{{"waiting", snap.Counters[trace.TrackWaiting], false}, inFlight}
-	if g.tracks == 3 {
+	if t.queueNone {
+		tracks = tracks[1:]
+	}
+	if len(tracks) < g.tracks {
 		tracks = append(tracks, track{"live lanes", snap.Counters[trace.TrackLanes], false})
 	}
 	limits := snap.Counters[trace.TrackLimit]

@@ -1,0 +1,26 @@
+//go:build !(js && wasm)
+
+package ui
+
+import (
+	"github.com/maxence-charriere/go-app/v9/pkg/app"
+
+	"sluice/wasm/sim"
+)
+
+// SubmitBurst sets the composer's burst to b and presses "Add burst", as
+// a person would; the caller consumes the dispatch.
+func SubmitBurst(disp app.Dispatcher, p *Play, b sim.Burst) {
+	disp.Dispatch(app.Dispatch{Mode: app.Update, Source: p, Function: func(ctx app.Context) {
+		p.form = b
+		p.onAddBurst(ctx, app.Event{})
+	}})
+}
+
+// ToggleCompose presses "Burst settings"; the caller consumes the
+// dispatch.
+func ToggleCompose(disp app.Dispatcher, p *Play) {
+	disp.Dispatch(app.Dispatch{Mode: app.Update, Source: p, Function: func(ctx app.Context) {
+		p.onComposeToggle(ctx, app.Event{})
+	}})
+}
