@@ -323,7 +323,10 @@ func (p *Play) apply(pn Panel, sc sim.Scenario, preset string) {
 // ctx.Async.
 func (p *Play) refresh(ctx app.Context) {
 	show := p.takePanels()
-	ctx.Dispatch(func(app.Context) { show() })
+	ctx.Dispatch(func(ctx app.Context) {
+		show()
+		p.keepThumb(ctx)
+	})
 }
 
 // command runs do, which calls into the session, in ctx.Async; a problem
