@@ -95,6 +95,14 @@ type timeline struct {
 	// width the last frame's labels asked for. The frame goroutine sets
 	// MinLabel between frames.
 	MinLabel, OwnLabel float64
+	// MaxLaneH, when not 0, is the tallest a lane is drawn, and MinPeaks
+	// the least top of each counter track's scale, so that a
+	// comparison's two timelines draw their lanes and tracks to one
+	// scale; OwnLaneH and OwnPeaks are what the last frame's own run
+	// asked for. The frame goroutine sets them between frames.
+	MaxLaneH, OwnLaneH float64
+	laneH              float64 // the lanes' height as last drawn
+	MinPeaks, OwnPeaks [3]int64
 
 	// Selected is the ID of the task selected by a tap, a click or the
 	// keyboard, or 0; the frame goroutine sets it between frames.
@@ -463,6 +471,11 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 	default:
 		g.laneH = 13
 	}
+	t.OwnLaneH = g.laneH
+	if t.MaxLaneH > 0 {
+		g.laneH = min(g.laneH, t.MaxLaneH)
+	}
+	t.laneH = g.laneH
 }
 
 func (t *timeline) drawLaneBackgrounds(p painter, g *geometry, snap *trace.Snapshot) {
@@ -1076,7 +1089,9 @@ func (t *timeline) drawTracks(p painter, g *geometry, f Frame) {
 			label += " / " + strconv.FormatInt(snap.Stats.Limit, 10)
 		}
 		p.Text(t.fit(p, label, fontSmall, g.plotL-14), 8, top+trackH/2+4, fontSmall, colText, alignLeft)
-		p.Text(strconv.FormatInt(peak, 10), g.plotR-2, top+10, fontSmall, colMuted, alignRight)
+		// The scale's top, left of the plot, where the now-line, the
+		// grid and the track's own line never reach.
+		p.Text(strconv.FormatInt(peak, 10), g.plotL-4, top+9, fontSmall, colMuted, alignRight)
 	}
 }
 
@@ -1118,6 +1133,10 @@ func (t *timeline) peak(f Frame, i int, data []trace.Sample, limit bool, limits 
 		for _, s := range limits {
 			peak = max(peak, s.Value)
 		}
+	}
+	if i < len(t.OwnPeaks) {
+		t.OwnPeaks[i] = peak
+		peak = max(peak, t.MinPeaks[i])
 	}
 	if f.Replay {
 		if t.peakSnap != f.Snap {
