@@ -87,7 +87,7 @@ func (d *driver) tapB(in input) effect {
 	x := &d.cmp.frame.Snap.Tasks[i]
 	d.cmp.tl.Selected = x.ID
 	det := taskDetails(x, d.cmp.frame)
-	det.Title = "Run B · " + det.Title
+	det.Title, det.B = "Run B · "+det.Title, true
 	return effect{Kind: effectDetails, Details: det}
 }
 
