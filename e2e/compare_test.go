@@ -215,6 +215,20 @@ func TestCompare(t *testing.T) {
 				zoomed.FromA, zoomed.ToA, zoomed.FromB, zoomed.ToB, before.FromA, before.ToA)
 		}
 
+		// The arrow keys on run B's focused timeline pan both.
+		var panned compareView
+		b.run(t, "panning with the arrow keys on run B",
+			chromedp.Focus("#timeline-b", chromedp.ByQuery), chromedp.KeyEvent(kb.ArrowLeft), chromedp.KeyEvent(kb.ArrowLeft),
+			chromedp.Poll(fmt.Sprintf(`document.querySelector('#timeline').dataset.fromUs !== %q && document.querySelector('#timeline-b').dataset.fromUs !== %q`,
+				zoomed.FromA, zoomed.FromB), &ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Sleep(300e6),
+			chromedp.Evaluate(readCompare, &panned),
+		)
+		if panned.FromA != panned.FromB || panned.ToA != panned.ToB {
+			t.Errorf("after two left arrows on run B: A %s..%s, B %s..%s (before %s..%s); want both panned together",
+				panned.FromA, panned.ToA, panned.FromB, panned.ToB, zoomed.FromA, zoomed.ToA)
+		}
+
 		// The compare controls, from the keyboard: each has a name.
 		var names map[string]string
 		b.run(t, "reading the compare controls' names", chromedp.Evaluate(`(() => {
