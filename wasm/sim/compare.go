@@ -2,8 +2,6 @@ package sim
 
 import (
 	"bytes"
-	"compress/flate"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -263,11 +261,7 @@ func (c Comparison) Encode() string {
 	if err != nil {
 		panic("sim: Comparison.Encode: " + err.Error()) // unreachable
 	}
-	var buf bytes.Buffer
-	zw, _ := flate.NewWriter(&buf, flate.BestCompression)
-	zw.Write(js)
-	zw.Close()
-	return base64.RawURLEncoding.EncodeToString(buf.Bytes())
+	return pack(js)
 }
 
 // DecodeComparison reads a comparison written by [Comparison.Encode], with

@@ -349,9 +349,10 @@ func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority, rep
 	}
 	for r := range t.queueRows {
 		q := t.queue[r]
-		slices.SortStableFunc(q, func(a, b int) int {
-			return snap.Tasks[a].Enqueued.Compare(snap.Tasks[b].Enqueued)
-		})
+		byEnqueued := func(a, b int) int { return snap.Tasks[a].Enqueued.Compare(snap.Tasks[b].Enqueued) }
+		if !slices.IsSortedFunc(q, byEnqueued) { // as a run's tasks mostly are
+			slices.SortStableFunc(q, byEnqueued)
+		}
 	}
 }
 
@@ -421,8 +422,9 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 		}
 		t.rows = append(t.rows, row)
 	}
-	if len(t.rows)+len(keyLanes) > maxRows {
-		// Keep the live lanes and the ones with something in the window.
+	if len(t.rows)+len(keyLanes) > maxRows && slices.ContainsFunc(keyLanes, func(l *trace.Lane) bool { return !l.Evicted.IsZero() }) {
+		// Keep the live lanes and the ones with something in the window
+		// (the tasks' lanes, which only an evicted lane needs).
 		active := t.activeLanes(snap, f.Replay)
 		kept := keyLanes[:0]
 		for _, l := range keyLanes {
