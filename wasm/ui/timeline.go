@@ -72,6 +72,7 @@ type timeline struct {
 	edges       pathSet // outlines of the bars whose fill is soft
 	nEdges      int     // outlines this frame
 	grid        []byte
+	stripes     []byte // the lanes' stripes, as last drawn
 	hits        []hit
 	rows        []laneRow
 	rowOf       map[int]int // lane ID -> row
@@ -481,11 +482,14 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 }
 
 func (t *timeline) drawLaneBackgrounds(p painter, g *geometry, snap *trace.Snapshot) {
+	// The stripes in one path: one call to the canvas, not one a row.
+	t.stripes = t.stripes[:0]
+	for i := 0; i < len(t.rows); i += 2 {
+		t.stripes = appendRect(t.stripes, 0, g.laneTop+float64(i)*g.laneH, g.w, g.laneH)
+	}
+	p.FillPath(t.stripes, colStripe)
 	for i, r := range t.rows {
 		y := g.laneTop + float64(i)*g.laneH
-		if i%2 == 0 {
-			p.FillRect(0, y, g.w, g.laneH, colStripe)
-		}
 		for j, l := range r.lanes {
 			if l.Evicted.IsZero() {
 				continue
