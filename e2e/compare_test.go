@@ -361,3 +361,36 @@ func TestCompare(t *testing.T) {
 		b.checkErrors(t)
 	})
 }
+
+// TestCompareBadLink opens a comparison link cut short: the page says it
+// cannot open it, runs the first preset, and keeps the link in the
+// address bar, where a reload finds it.
+func TestCompareBadLink(t *testing.T) {
+	ps := sim.ComparePresets()[0]
+	c, err := sim.Compare(ps.Scenario, *ps.Compare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := sim.ComparePrefix + c.Encode()[:40]
+	b := newBrowser(t)
+	var ok bool
+	b.run(t, "opening a comparison link cut short",
+		chromedp.Navigate(base+"/?v=2"+hash),
+		chromedp.WaitVisible(mounted),
+		chromedp.WaitVisible(`#message[data-kind="error"]`),
+		chromedp.Poll(`Number(document.querySelector('#stats').dataset.nowMs) > 300`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	s := b.stats(t)
+	if !strings.Contains(s.Message, "comparison link could not be opened") {
+		t.Errorf("message = %q, want it to say the comparison link could not be opened", s.Message)
+	}
+	if first := sim.Presets()[0].ID; s.Preset != first {
+		t.Errorf("the page shows preset %q, want the first, %q", s.Preset, first)
+	}
+	var got string
+	b.run(t, "reading the address bar", chromedp.Evaluate(`location.hash`, &got))
+	if got != hash {
+		t.Errorf("the address bar's fragment is %q, want the link opened, %q", got, hash)
+	}
+	b.checkErrors(t)
+}
