@@ -28,7 +28,7 @@ func BenchmarkSeek10k(b *testing.B) {
 	end := s.Panel().Now
 	built := func() {
 		for range 100_000 {
-			if len(ui.SessionCheckpoints(s)) >= 9 {
+			if len(ui.SessionCheckpoints(s)) >= 4 {
 				return
 			}
 			s.Frame(0, ui.SpanFor)

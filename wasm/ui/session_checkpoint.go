@@ -56,7 +56,7 @@ func (r runSet) stop() {
 // moment: a seek to a moment at or after it moves it on from there, which
 // takes far less than a replay from 0, and it is used up. While a large
 // run that has been rewound (or moved to a moment) once is paused, the
-// spare time of each frame builds checkpoints at 0 and at each tenth of
+// spare time of each frame builds checkpoints at 0 and at each fifth of
 // the run's events (checkpointMarks), a slice of virtual time at a time; a seek
 // back parks the run it leaves, unless that run took a person's action
 // live (its messages then word the action as the person's, where a replay
@@ -83,7 +83,7 @@ var (
 )
 
 const (
-	checkpointParts  = 10                   // checkpoints at 0 (its events done) and at each tenth of the run's events
+	checkpointParts  = 5                    // checkpoints at 0 (its events done) and at each fifth of the run's events
 	checkpointBudget = 6 * time.Millisecond // real time a paused frame spends building
 	checkpointSlices = 2_000                // a building step advances the horizon / checkpointSlices
 	maxParked        = checkpointParts + 2
