@@ -215,6 +215,20 @@ func TestCompare(t *testing.T) {
 				zoomed.FromA, zoomed.ToA, zoomed.FromB, zoomed.ToB, before.FromA, before.ToA)
 		}
 
+		// The arrow keys on run B's focused timeline pan both.
+		var panned compareView
+		b.run(t, "panning with the arrow keys on run B",
+			chromedp.Focus("#timeline-b", chromedp.ByQuery), chromedp.KeyEvent(kb.ArrowLeft), chromedp.KeyEvent(kb.ArrowLeft),
+			chromedp.Poll(fmt.Sprintf(`document.querySelector('#timeline').dataset.fromUs !== %q && document.querySelector('#timeline-b').dataset.fromUs !== %q`,
+				zoomed.FromA, zoomed.FromB), &ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Sleep(300e6),
+			chromedp.Evaluate(readCompare, &panned),
+		)
+		if panned.FromA != panned.FromB || panned.ToA != panned.ToB {
+			t.Errorf("after two left arrows on run B: A %s..%s, B %s..%s (before %s..%s); want both panned together",
+				panned.FromA, panned.ToA, panned.FromB, panned.ToB, zoomed.FromA, zoomed.ToA)
+		}
+
 		// The compare controls, from the keyboard: each has a name.
 		var names map[string]string
 		b.run(t, "reading the compare controls' names", chromedp.Evaluate(`(() => {
@@ -346,4 +360,37 @@ func TestCompare(t *testing.T) {
 		reportAxe(t, "/ on a phone with a comparison", b.runAxe(t))
 		b.checkErrors(t)
 	})
+}
+
+// TestCompareBadLink opens a comparison link cut short: the page says it
+// cannot open it, runs the first preset, and keeps the link in the
+// address bar, where a reload finds it.
+func TestCompareBadLink(t *testing.T) {
+	ps := sim.ComparePresets()[0]
+	c, err := sim.Compare(ps.Scenario, *ps.Compare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := sim.ComparePrefix + c.Encode()[:40]
+	b := newBrowser(t)
+	var ok bool
+	b.run(t, "opening a comparison link cut short",
+		chromedp.Navigate(base+"/?v=2"+hash),
+		chromedp.WaitVisible(mounted),
+		chromedp.WaitVisible(`#message[data-kind="error"]`),
+		chromedp.Poll(`Number(document.querySelector('#stats').dataset.nowMs) > 300`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	s := b.stats(t)
+	if !strings.Contains(s.Message, "comparison link could not be opened") {
+		t.Errorf("message = %q, want it to say the comparison link could not be opened", s.Message)
+	}
+	if first := sim.Presets()[0].ID; s.Preset != first {
+		t.Errorf("the page shows preset %q, want the first, %q", s.Preset, first)
+	}
+	var got string
+	b.run(t, "reading the address bar", chromedp.Evaluate(`location.hash`, &got))
+	if got != hash {
+		t.Errorf("the address bar's fragment is %q, want the link opened, %q", got, hash)
+	}
+	b.checkErrors(t)
 }

@@ -31,9 +31,9 @@ func TestPerfRewind(t *testing.T) {
 	var end int
 	b.run(t, "reading the run's end", chromedp.Evaluate(`Number(document.querySelector('#stats').dataset.nowMs)`, &end))
 
-	// Paused, the page builds checkpoints (runs parked at fifths of the
-	// run) in each frame's spare time; a landing uses one up, and the
-	// next frames build it again.
+	// Paused, the page builds checkpoints (runs parked at 0 and at each
+	// fifth of the run's events) in each frame's spare time; a landing
+	// uses one up, and the next frames build it again.
 	const built = `Number(document.querySelector('#rewind').dataset.checkpoints) >= 4`
 	var ok bool
 	b.run(t, "pausing at the end", chromedp.Evaluate(`(() => {

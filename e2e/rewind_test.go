@@ -301,3 +301,36 @@ func TestRewindPhone(t *testing.T) {
 	b.checkErrors(t)
 	compareMoments(t, "dragged back with a finger", dragged, b.freshAt(t, rewindScenario.Encode(), dragged.NowMS))
 }
+
+// TestRewindThumbAtNow steps a paused run on from 0, a step at a time:
+// each step moves the run past its horizon, so the scrubber's end and
+// its value both grow in one render, and after each the thumb is where
+// the value says (the page sets an input's attributes in no set order,
+// and a value set before a larger max is clamped to the old max).
+func TestRewindThumbAtNow(t *testing.T) {
+	b := newBrowser(t)
+	b.run(t, "opening the scenario paused at 0",
+		chromedp.Navigate(base+"/?v=2&t=0"+sim.LinkPrefix+rewindScenario.Encode()),
+		chromedp.WaitVisible(mounted),
+	)
+	type thumb struct {
+		Value, Max, Now, Horizon int
+	}
+	for i := range 10 {
+		b.run(t, "stepping", chromedp.Click("#step", chromedp.ByQuery))
+		m := b.settled(t, "waiting for the step")
+		var th thumb
+		b.run(t, "reading the scrubber", chromedp.Evaluate(`(() => {
+			const el = document.querySelector('#scrubber');
+			return {value: Number(el.value), max: Number(el.max), now: Number(document.querySelector('#stats').dataset.nowMs),
+				horizon: Number(document.querySelector('#rewind').dataset.horizonMs)};
+		})()`, &th))
+		if th.Now != m.NowMS || th.Horizon != th.Now {
+			t.Fatalf("step %d: the clock reads %d ms and the scrubber reaches %d ms, want a run stepped on at its horizon", i+1, th.Now, th.Horizon)
+		}
+		if want := min(th.Now/10*10, th.Max); th.Value != want && th.Value != th.Now {
+			t.Errorf("step %d: at %d ms (the scrubber's end %d ms), the thumb is at %d ms, want %d ms", i+1, th.Now, th.Max, th.Value, want)
+		}
+	}
+	b.checkErrors(t)
+}

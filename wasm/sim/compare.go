@@ -2,8 +2,6 @@ package sim
 
 import (
 	"bytes"
-	"compress/flate"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,9 +70,11 @@ func Compare(a Scenario, ch Change) (Comparison, error) {
 // Validate reports whether the comparison can run: both scenarios run on
 // their own, B runs the same work as A (same seed, bursts, actions and
 // log; log entries may differ in Fired, the count of each run's own
-// events before them, and each run has its own pause and step marks), B's primitive takes the same work (the same kind
-// of tasks: keyed or not, sent to groups or not, with weights only where
-// B reads them, and as many groups), and B changes at least one setting.
+// events before them, and each run has its own pause and step marks and
+// its own cancels of single tasks, a what-if of that run), B's primitive
+// takes the same work (the same kind of tasks: keyed or not, sent to
+// groups or not, with weights only where B reads them, and as many
+// groups), and B changes at least one setting.
 // It returns an *InvalidError whose problems name the run they are
 // about: "run B: ...". It does not change the comparison.
 func (c Comparison) Validate() error {
@@ -162,15 +162,16 @@ func sameJSON(a, b any) bool {
 }
 
 // sameLog reports whether two logs hold the same entries, each run's own
-// marks aside (StepPause and StepStep, which change nothing in a run, and
-// which each run records at its own events) and each entry's Seq and
-// Fired (its number in its own log, and the count of its own run's
-// events before it).
+// entries aside (StepPause and StepStep, which change nothing in a run,
+// and which each run records at its own events; StepCancel, one task
+// canceled in one run, a what-if of that run alone) and each entry's
+// Seq and Fired (its number in its own log, and the count of its own
+// run's events before it).
 func sameLog(a, b []Step) bool {
 	acts := func(log []Step) []Step {
 		var out []Step
 		for _, st := range log {
-			if st.Do != StepPause && st.Do != StepStep {
+			if st.Do != StepPause && st.Do != StepStep && st.Do != StepCancel {
 				st.Seq, st.Fired = 0, 0
 				out = append(out, st)
 			}
@@ -260,11 +261,7 @@ func (c Comparison) Encode() string {
 	if err != nil {
 		panic("sim: Comparison.Encode: " + err.Error()) // unreachable
 	}
-	var buf bytes.Buffer
-	zw, _ := flate.NewWriter(&buf, flate.BestCompression)
-	zw.Write(js)
-	zw.Close()
-	return base64.RawURLEncoding.EncodeToString(buf.Bytes())
+	return pack(js)
 }
 
 // DecodeComparison reads a comparison written by [Comparison.Encode], with

@@ -115,6 +115,14 @@ func TestCompareSameWork(t *testing.T) {
 	if err := d.Validate(); err != nil {
 		t.Errorf("Validate with logs that differ in Fired alone = %v, want nil", err)
 	}
+	// A task canceled in one run alone: a what-if of that run.
+	d.B.Log = append(slices.Clone(d.B.Log), sim.Step{Seq: 2, AtMS: 900, Fired: 14, Do: sim.StepCancel, Task: "t3"})
+	if err := d.Validate(); err != nil {
+		t.Errorf("Validate with a task canceled in run B alone = %v, want nil", err)
+	}
+	if _, err := sim.DecodeComparison(d.Encode()); err != nil {
+		t.Errorf("DecodeComparison of a link with a task canceled in run B alone = %v, want nil", err)
+	}
 }
 
 func TestCompareLinkRoundTrip(t *testing.T) {

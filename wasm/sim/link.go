@@ -11,6 +11,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // Limits on what Decode reads, so that a hostile link cannot make the page
@@ -36,11 +37,43 @@ func (s Scenario) Encode() string {
 	if err != nil {
 		panic("sim: Scenario.Encode: " + err.Error()) // unreachable: every field encodes
 	}
-	var buf bytes.Buffer
-	zw, _ := flate.NewWriter(&buf, flate.BestCompression) // the level is valid
-	zw.Write(js)                                          // a bytes.Buffer does not fail
-	zw.Close()
-	return base64.RawURLEncoding.EncodeToString(buf.Bytes())
+	return pack(js)
+}
+
+// packs keeps the texts pack wrote last, and its compressor: the
+// playground writes its link at each panel update, and its scenarios
+// change far less often; a new DEFLATE compressor at best compression
+// allocates about a megabyte.
+var packs struct {
+	sync.Mutex
+	js, text [4]string
+	next     int
+	zw       *flate.Writer
+	buf      bytes.Buffer
+}
+
+// pack returns js compressed with raw DEFLATE, in base64url without
+// padding: the text of a link. It blocks only on other packs.
+func pack(js []byte) string {
+	packs.Lock()
+	defer packs.Unlock()
+	for i, in := range packs.js {
+		if in == string(js) && in != "" {
+			return packs.text[i]
+		}
+	}
+	packs.buf.Reset()
+	if packs.zw == nil {
+		packs.zw, _ = flate.NewWriter(&packs.buf, flate.BestCompression) // the level is valid
+	} else {
+		packs.zw.Reset(&packs.buf)
+	}
+	packs.zw.Write(js) // a bytes.Buffer does not fail
+	packs.zw.Close()
+	text := base64.RawURLEncoding.EncodeToString(packs.buf.Bytes())
+	packs.js[packs.next], packs.text[packs.next] = string(js), text
+	packs.next = (packs.next + 1) % len(packs.js)
+	return text
 }
 
 // Decode reads a scenario written by [Scenario.Encode], with or without

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -202,5 +203,38 @@ func TestDecodeFriendlyJSONErrors(t *testing.T) {
 		if msg := err.Error(); !strings.Contains(msg, tc.want) || strings.Contains(msg, "json:") || strings.Contains(msg, "uint64") || strings.Contains(msg, "Go struct") {
 			t.Errorf("Decode(%s) = %q, want it to say %q, without Go's words", tc.js, msg, tc.want)
 		}
+	}
+}
+
+// TestEncodeAllocatesLittle encodes a comparison's two scenarios and the
+// comparison itself again and again, as the page does at each panel
+// update: the text already written is not compressed again, and a new
+// one reuses the compressor (a new DEFLATE compressor allocates about a
+// megabyte, which the page's garbage collector then pays for in its
+// frames).
+func TestEncodeAllocatesLittle(t *testing.T) {
+	ps := sim.ComparePresets()[0]
+	c, err := sim.Compare(ps.Scenario, *ps.Compare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [3]string{c.A.Encode(), c.B.Encode(), c.Encode()}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const n = 50
+	for i := range n {
+		c.A.Seed = uint64(i % 2) // a new scenario every other time
+		got := [3]string{c.A.Encode(), c.B.Encode(), c.Encode()}
+		if i%2 == 1 && got[1] != want[1] {
+			t.Fatalf("Encode wrote %q, then %q", want[1], got[1])
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / (3 * n); per > 64<<10 {
+		t.Errorf("an Encode allocates %d KB, want under 64 KB", per>>10)
+	}
+	c.A.Seed = ps.Scenario.Seed
+	if got := c.A.Encode(); got != want[0] {
+		t.Errorf("Encode wrote %q, then %q", want[0], got)
 	}
 }

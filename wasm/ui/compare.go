@@ -41,6 +41,24 @@ func eachRun(a, b *Session, do func(*Session) error) error {
 	return nil
 }
 
+// cancelIn cancels task name in one run of a comparison, on, the run
+// whose details sheet the person used: a what-if of that run alone (a
+// link carries it in that run's log). The other run, other, goes on
+// without the cancel; when its log held later actions, which the
+// cancel's fork drops from on's log (a cancel at a past moment), it
+// drops them too and says so, so that both runs keep running the same
+// work. other may be nil. It returns Session.Cancel's problem, changing
+// neither run.
+func cancelIn(on, other *Session, name string) error {
+	if err := on.Cancel(name); err != nil {
+		return err
+	}
+	if other != nil {
+		other.forkHere()
+	}
+	return nil
+}
+
 // setPlayingBoth plays or pauses both runs. A run that finished while
 // the other played on stays finished; when both have finished, play
 // starts both again from 0, as it does a single run.

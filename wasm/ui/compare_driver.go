@@ -14,12 +14,14 @@ type compareDriver struct {
 // time, on one clock, and are snapshotted over the same window, which
 // follows the later of the two; run A is drawn on p, and run B by drawB,
 // on its own canvas. Both timelines get the wider of their lane labels'
-// columns, so that their plots, and their time axes, line up. b is the
+// columns, so that their plots, and their time axes, line up, the
+// shorter of their lanes' heights and the higher of each counter track's
+// tops, so that both read on one scale. b is the
 // run B now open, or nil once the comparison has closed.
 func (d *driver) tickBoth(b *Session, p painter, real time.Duration, nowMS, w, h float64, mouse Point, force bool) (need float64, drew, panelDue bool) {
 	if b != d.cmp.sess {
 		d.cmp = compareDriver{sess: b}
-		d.tl.MinLabel = 0
+		d.tl.MinLabel, d.tl.MaxLaneH, d.tl.MinPeaks = 0, 0, [3]int64{}
 		if b == nil {
 			return d.tick(p, real, nowMS, w, h, mouse, force)
 		}
@@ -46,9 +48,9 @@ func (d *driver) tickBoth(b *Session, p painter, real time.Duration, nowMS, w, h
 	if d.frame.Replay {
 		d.cmp.frame = Frame{} // a loaded trace: run B waits, undrawn
 	}
-	d.tl.MinLabel = d.cmp.tl.OwnLabel
+	d.tl.MinLabel, d.tl.MaxLaneH, d.tl.MinPeaks = d.cmp.tl.OwnLabel, d.cmp.tl.OwnLaneH, d.cmp.tl.OwnPeaks
 	need = d.tl.Draw(p, d.frame, w, h, mouse)
-	d.cmp.tl.MinLabel = d.tl.OwnLabel
+	d.cmp.tl.MinLabel, d.cmp.tl.MaxLaneH, d.cmp.tl.MinPeaks = d.tl.OwnLabel, d.tl.OwnLaneH, d.tl.OwnPeaks
 	d.drawn = true
 	d.lastMouse, d.lastW, d.lastSnap, d.viewed, d.lastSel = mouse, w, d.frame.Snap, d.view, d.tl.Selected
 	d.noteNow()
@@ -85,7 +87,7 @@ func (d *driver) tapB(in input) effect {
 	x := &d.cmp.frame.Snap.Tasks[i]
 	d.cmp.tl.Selected = x.ID
 	det := taskDetails(x, d.cmp.frame)
-	det.Title = "Run B · " + det.Title
+	det.Title, det.B = "Run B · "+det.Title, true
 	return effect{Kind: effectDetails, Details: det}
 }
 

@@ -327,3 +327,84 @@ func TestDiffTablePerKey(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareCancelInOneRun cancels a task from one run's details: the
+// task is canceled in that run alone, the comparison stays valid, and
+// its link replays the same two runs. A cancel at a past moment, after
+// work added to both, forks both: the later work leaves both logs.
+func TestCompareCancelInOneRun(t *testing.T) {
+	ps, _ := sim.PresetByID("compare-parallelism")
+	c, _ := sim.Compare(ps.Scenario, *ps.Compare)
+	open := func(c sim.Comparison) (a, b *ui.Session) {
+		t.Helper()
+		a, err := ui.NewSession(c.A, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a.Close)
+		if b, err = ui.NewSession(c.B, ""); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(b.Close)
+		return a, b
+	}
+	seek := func(a, b *ui.Session, at time.Duration) {
+		t.Helper()
+		for _, s := range []*ui.Session{a, b} {
+			if err := s.Seek(at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a, b := open(c)
+	// Work added to both at 2 s, then both rewound to 1 s.
+	seek(a, b, 2*time.Second)
+	for _, s := range []*ui.Session{a, b} {
+		if err := s.Submit(sim.Burst{Count: 3, MinMS: 100, MaxMS: 200}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seek(a, b, time.Second)
+	var waiting string
+	for _, x := range ui.SessionTasks(b) {
+		if x.State == sim.StateWaiting {
+			waiting = x.Name
+			break
+		}
+	}
+	if waiting == "" {
+		t.Fatal("no task waits in run B at 1 s")
+	}
+	if err := ui.CancelIn(b, a, waiting); err != nil {
+		t.Fatal(err)
+	}
+	pa, pb := a.Panel(), b.Panel()
+	if pa.Canceled != 0 || pb.Canceled != 1 {
+		t.Errorf("after canceling %s in run B: %d canceled in run A and %d in run B, want 0 and 1", waiting, pa.Canceled, pb.Canceled)
+	}
+	if pa.Rewind.Fork == "" || pb.Rewind.Fork == "" {
+		t.Errorf("fork notes %q and %q, want both runs forked (the burst at 2 s dropped from both)", pa.Rewind.Fork, pb.Rewind.Fork)
+	}
+	cmp := ui.ComparisonOf(a, b)
+	if err := cmp.Validate(); err != nil {
+		t.Fatalf("the comparison after a cancel in run B = %v, want valid", err)
+	}
+	if n := len(cmp.A.LogBursts()) + len(cmp.B.LogBursts()); n != 0 {
+		t.Errorf("the logs hold %d bursts after the fork at 1 s, want none", n)
+	}
+	// The link replays both runs: at 1.5 s, the same counts.
+	d, err := sim.DecodeComparison(cmp.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, b2 := open(d)
+	seek(a, b, 1500*time.Millisecond)
+	seek(a2, b2, 1500*time.Millisecond)
+	for i, r := range [][2]*ui.Session{{a, a2}, {b, b2}} {
+		got, want := r[1].Panel(), r[0].Panel()
+		if got.Canceled != want.Canceled || got.Succeeded != want.Succeeded || got.Running != want.Running || got.Waiting != want.Waiting {
+			t.Errorf("run %c from the link at 1.5 s: %d canceled, %d done, %d running, %d waiting; the run's own: %d, %d, %d, %d",
+				"AB"[i], got.Canceled, got.Succeeded, got.Running, got.Waiting, want.Canceled, want.Succeeded, want.Running, want.Waiting)
+		}
+	}
+}

@@ -32,7 +32,7 @@ func (p *Play) renderSheet() app.UI {
 	case d.ReadOnly:
 		cancel = app.P().Class("muted small").Text("A loaded trace is read-only.")
 	case d.Open:
-		cancel = app.Button().ID("sheet-cancel").Class("btn btn-danger").Text("Cancel " + d.Name).OnClick(p.onSheetCancel)
+		cancel = app.Button().ID("sheet-cancel").Class("btn btn-danger").Text("Cancel " + d.Name + p.sheetRun(d)).OnClick(p.onSheetCancel)
 	default:
 		cancel = app.P().Class("muted small").Text("This task has ended: there is nothing to cancel.")
 	}
@@ -51,9 +51,29 @@ func (p *Play) onSheetCancel(ctx app.Context, e app.Event) {
 	if p.details == nil || p.sess == nil {
 		return
 	}
-	name := p.details.Name
-	b := p.runB()
-	p.command(ctx, name+" was canceled.", func() error { return eachRun(p.sess, b, func(s *Session) error { return s.Cancel(name) }) })
+	name, where := p.details.Name, p.sheetRun(p.details)
+	on, other := p.sess, p.runB()
+	if p.details.B && other != nil {
+		on, other = other, on
+	}
+	ok := name + " was canceled."
+	if where != "" {
+		ok = name + " was canceled" + where + " alone: the other run goes on without the cancel."
+	}
+	p.command(ctx, ok, func() error { return cancelIn(on, other, name) })
+}
+
+// sheetRun names the run of a comparison whose task the details sheet
+// shows (" in run B"), which its Cancel cancels the task in alone; ""
+// with one run.
+func (p *Play) sheetRun(d *TaskDetails) string {
+	switch {
+	case p.cmp.sess == nil:
+		return ""
+	case d.B:
+		return " in run B"
+	}
+	return " in run A"
 }
 
 func (p *Play) onSheetClose(ctx app.Context, e app.Event) {

@@ -43,3 +43,7 @@ func ApplyCompareLimit(disp interface {
 		p.onCompareStart(ctx, app.Event{})
 	})
 }
+
+// CancelIn cancels a task in one run of a comparison, as the Cancel of
+// that run's details sheet does.
+func CancelIn(on, other *Session, name string) error { return cancelIn(on, other, name) }

@@ -447,8 +447,9 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		l.publish()
 		show := p.takePanels()
 		det, open := l.drv.refreshDetails()
-		ctx.Dispatch(func(app.Context) {
+		ctx.Dispatch(func(ctx app.Context) {
 			show()
+			p.keepThumb(ctx)
 			p.expireNotice(time.Now())
 			if open && p.details != nil && p.details.ID == det.ID {
 				p.details = &det

@@ -315,6 +315,7 @@ type TaskDetails struct {
 	Lines    []string
 	Open     bool // waiting or running: it can be canceled
 	ReadOnly bool // a loaded trace's task
+	B        bool // a comparison's run B's task
 }
 
 // taskDetails describes task x of frame f for the details sheet.

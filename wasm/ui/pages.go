@@ -66,7 +66,8 @@ func notes() app.UI {
 				"JSON for ui.perfetto.dev; Load trace shows such a file here, read-only."),
 			item("Compare", "“Compare with…” runs the same work twice on one clock: A as it is, B with the settings you change "+
 				"(parallelism, aging, capacity, priorities, the shared limit, or a primitive that takes the same tasks). "+
-				"B's timeline sits under A's on the same time axis; zoom, pan, play and step move both, and work you add goes to both. "+
+				"B's timeline sits under A's on the same time axis and scale; zoom, pan, play and step move both, and work you add goes to both. "+
+				"Cancel in a task's details cancels it in that run alone: a what-if the link keeps. "+
 				"The table “A and B compared” shows each run's waits, throughput and outcomes, B/A, and which run did better. "+
 				"The link and the embed carry both runs."),
 			item("WebAssembly", "WebAssembly runs Go on one thread: goroutines interleave, they never run in parallel. "+

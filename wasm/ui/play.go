@@ -151,7 +151,7 @@ func (p *Play) OnMount(ctx app.Context) {
 	}
 	p.stopLoop = startLoop(ctx, p)
 	switch {
-	case versionProblem(query) == "" && strings.HasPrefix(hash, sim.ComparePrefix):
+	case problem == "" && versionProblem(query) == "" && strings.HasPrefix(hash, sim.ComparePrefix):
 		if !paused {
 			at = -1
 		}
@@ -207,7 +207,13 @@ func (p *Play) OnNav(ctx app.Context) {
 		return
 	}
 	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
-	if !ok || text == p.link {
+	if !ok {
+		if problem := linkProblem(hash); problem != "" {
+			p.notice = notice{strings.TrimSuffix(problem, " Showing the first preset instead."), "error"}
+		}
+		return
+	}
+	if text == p.link {
 		return
 	}
 	if problem := versionProblem(query); problem != "" {
@@ -241,13 +247,32 @@ func initialScenario() (sim.Scenario, string, string) {
 	}
 	text, ok := strings.CutPrefix(hash, sim.LinkPrefix)
 	if !ok {
-		return def.Scenario, def.ID, ""
+		return def.Scenario, def.ID, linkProblem(hash)
 	}
 	sc, err := sim.Decode(text)
 	if err != nil {
 		return def.Scenario, def.ID, "The link could not be opened: " + err.Error() + ". Showing the first preset instead."
 	}
 	return sc, presetFor(sc), ""
+}
+
+// linkProblem says, for the first preset's notice, what is wrong with a
+// link's fragment that holds no scenario: a comparison (#c=) that cannot
+// be read, or a kind of link ("#x=…") this playground does not know, as
+// a newer playground may write; "" for a comparison that reads (the page
+// opens it once it runs) and for a fragment that is no link.
+func linkProblem(hash string) string {
+	if text, ok := strings.CutPrefix(hash, sim.ComparePrefix); ok {
+		if _, err := sim.DecodeComparison(text); err != nil {
+			return "The comparison link could not be opened: " + err.Error() + ". Showing the first preset instead."
+		}
+		return ""
+	}
+	kind, _, ok := strings.Cut(strings.TrimPrefix(hash, "#"), "=")
+	if !ok || kind == "" || strings.Trim(kind, "abcdefghijklmnopqrstuvwxyz") != "" {
+		return ""
+	}
+	return "The link holds a kind of link (#" + truncate(kind, 8) + "=) this playground cannot read: a newer playground may have made it, so reload the page to update it. Showing the first preset instead."
 }
 
 // versionProblem says what is wrong with the version (?v=) of a link's
@@ -326,7 +351,10 @@ func (p *Play) apply(pn Panel, sc sim.Scenario, preset string) {
 // ctx.Async.
 func (p *Play) refresh(ctx app.Context) {
 	show := p.takePanels()
-	ctx.Dispatch(func(app.Context) { show() })
+	ctx.Dispatch(func(ctx app.Context) {
+		show()
+		p.keepThumb(ctx)
+	})
 }
 
 // command runs do, which calls into the session, in ctx.Async; a problem

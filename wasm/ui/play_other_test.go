@@ -104,6 +104,9 @@ func TestPlayBadLinks(t *testing.T) {
 		{"newer version", "/?v=99" + sim.LinkPrefix + good.Encode(), "newer playground"},
 		{"not a version", "/?v=abc" + sim.LinkPrefix + good.Encode(), "version"},
 		{"invalid scenario", link(sim.Scenario{V: 1, Primitive: "mutex", Limit: 1}), "unknown primitive"},
+		{"comparison not base64", "/?v=2#c=!!!", "comparison link could not be opened"},
+		{"comparison cut short", "/?v=2" + sim.ComparePrefix + compareText(t)[:40], "comparison link could not be opened"},
+		{"unknown kind of link", "/?v=2#z=AAAA", "cannot read"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, disp := mount(t, tc.url, false)
@@ -113,6 +116,10 @@ func TestPlayBadLinks(t *testing.T) {
 			}
 			if msg := text(t, html, "message"); !strings.Contains(msg, tc.want) {
 				t.Errorf("message %q does not say %q", msg, tc.want)
+			}
+			// The person's link stays in the address bar, for a reload.
+			if _, hash, _ := strings.Cut(tc.url, "#"); !strings.HasSuffix(ui.PageURL(), "#"+hash) {
+				t.Errorf("the address bar holds %q, want the link opened, %q", ui.PageURL(), tc.url)
 			}
 			// The page keeps working: it runs the first preset.
 			if got := attr(t, html, "playground", "data-preset"); got != first.ID {
@@ -125,6 +132,16 @@ func TestPlayBadLinks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// compareText returns a comparison preset's link text.
+func compareText(t *testing.T) string {
+	ps := sim.ComparePresets()[0]
+	c, err := sim.Compare(ps.Scenario, *ps.Compare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Encode()
 }
 
 func TestPlayComposeErrors(t *testing.T) {

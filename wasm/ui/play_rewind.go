@@ -21,6 +21,7 @@ type playRewind struct {
 	moment  string        // the address bar's "&t=…", or ""
 	forks   int           // Panel.Rewind.Forks last told
 	took    time.Duration // the real time the last Session.Seek took
+	thumbMS int           // the scrubber's value as last rendered, in ms
 }
 
 // seek shows the run at virtual time at: the scrubber, a drag of the
@@ -48,6 +49,7 @@ func (p *Play) runSeek(ctx app.Context, at time.Duration) {
 		show := p.takePanels()
 		ctx.Dispatch(func(ctx app.Context) {
 			show()
+			p.keepThumb(ctx)
 			p.rw.took = took
 			if err != nil {
 				p.fail(err)
@@ -160,6 +162,7 @@ func (p *Play) renderScrubber(phase string) app.UI {
 		step = 100
 	}
 	nowMS, endMS := int(now/time.Millisecond), max(int(end/time.Millisecond)/step*step, step)
+	p.rw.thumbMS = min(nowMS, endMS)
 	text := formatClock(now.Round(10*time.Millisecond)) + " of " + formatClock(end.Round(10*time.Millisecond))
 	return app.Div().ID("rewind").Class("scrubber").
 		DataSet("seeking", strconv.FormatBool(p.rw.seeking)).
@@ -174,6 +177,24 @@ func (p *Play) renderScrubber(phase string) app.UI {
 			OnInput(p.onScrub),
 		app.Output().ID("scrubber-value").For("scrubber").Class("scrubber-value").Text(text),
 	)
+}
+
+// keepThumb puts the scrubber's thumb where the render after a panel
+// update says, once that render is done: go-app sets an input's
+// attributes in no set order, and a value set before a larger max is
+// clamped to the max before it (the thumb then stops short of the end of
+// a run that grew), which go-app, comparing with what it set, does not
+// set again. UI goroutine only.
+func (p *Play) keepThumb(ctx app.Context) {
+	ctx.Defer(func(app.Context) {
+		el := app.Window().GetElementByID("scrubber")
+		if !el.Truthy() {
+			return
+		}
+		if want := strconv.Itoa(p.rw.thumbMS); el.Get("value").String() != want {
+			el.Set("value", want)
+		}
+	})
 }
 
 // stepBackButton is the transport's "Step back", Step's twin.

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"math"
 	"slices"
+	"sort"
 	"sync/atomic"
 	"time"
 
@@ -54,8 +56,8 @@ func (r runSet) stop() {
 // moment: a seek to a moment at or after it moves it on from there, which
 // takes far less than a replay from 0, and it is used up. While a large
 // run that has been rewound (or moved to a moment) once is paused, the
-// spare time of each frame builds checkpoints at 0 and at fifths of the
-// run's horizon, a slice of virtual time at a time; a seek
+// spare time of each frame builds checkpoints at 0 and at each fifth of
+// the run's events (checkpointMarks), a slice of virtual time at a time; a seek
 // back parks the run it leaves, unless that run took a person's action
 // live (its messages then word the action as the person's, where a replay
 // says the scenario's). A checkpoint belongs to one version of the
@@ -81,7 +83,7 @@ var (
 )
 
 const (
-	checkpointParts  = 5                    // checkpoints at 0 (its events done) and at fifths of the horizon
+	checkpointParts  = 5                    // checkpoints at 0 (its events done) and at each fifth of the run's events
 	checkpointBudget = 6 * time.Millisecond // real time a paused frame spends building
 	checkpointSlices = 2_000                // a building step advances the horizon / checkpointSlices
 	maxParked        = checkpointParts + 2
@@ -151,21 +153,78 @@ func (c *checkpoints) trim() bool {
 	return true
 }
 
-// wanted returns the next moment of horizon h a checkpoint should be
-// built at: 0, then the first fifth with no checkpoint within a tenth of
-// h.
-func (c *checkpoints) wanted(h time.Duration) (time.Duration, bool) {
-	for k := range checkpointParts {
-		at := (h * time.Duration(k) / checkpointParts).Truncate(time.Millisecond)
-		near := false
-		for _, cp := range c.parked {
-			near = near || cp.at == at || k > 0 && (cp.at-at).Abs() < h/(2*checkpointParts)
+// wanted returns the next moment of marks (checkpointMarks) a
+// checkpoint should be built at: 0 first, then of the marks with no
+// checkpoint within half the way to the marks beside them, the one
+// furthest from the checkpoint before it, which a seek there replays
+// from; so that each checkpoint built cuts the longest replay left.
+func (c *checkpoints) wanted(marks []time.Duration) (time.Duration, bool) {
+	best, gap := time.Duration(0), time.Duration(-1)
+	for k, at := range marks {
+		room := time.Duration(math.MaxInt64)
+		if k > 0 {
+			room = at - marks[k-1]
 		}
-		if !near {
+		if k+1 < len(marks) {
+			room = min(room, marks[k+1]-at)
+		}
+		near, from := false, time.Duration(0)
+		for _, cp := range c.parked {
+			near = near || cp.at == at || k > 0 && (cp.at-at).Abs() < room/2
+			if cp.at <= at {
+				from = max(from, cp.at)
+			}
+		}
+		switch {
+		case near:
+		case k == 0:
 			return at, true
+		case at-from > gap:
+			best, gap = at, at-from
 		}
 	}
-	return 0, false
+	return best, gap >= 0
+}
+
+// checkpointMarks returns the moments checkpoints are wanted at in a run
+// whose horizon is h: 0, and the moments that split the run's events
+// into checkpointParts parts of as many events each, so that a seek
+// replays at most about a part's events whatever their pace (a run idle
+// for a minute and then busy gets its checkpoints in the busy part). The
+// events are those of the session's event log, or, when the run was
+// rewound before h, those of a checkpoint parked at h; without one, equal
+// parts of h. s.mu must be held.
+func (s *Session) checkpointMarks(h time.Duration) []time.Duration {
+	log := s.log
+	if s.run.Now() < h {
+		log = nil
+		for _, cp := range s.cps.parked {
+			if cp.at >= h {
+				log = cp.set.log
+			}
+		}
+	}
+	marks := make([]time.Duration, 0, checkpointParts)
+	if log == nil {
+		for k := range checkpointParts {
+			marks = append(marks, (h * time.Duration(k) / checkpointParts).Truncate(time.Millisecond))
+		}
+		return marks
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	// The checkpoint at 0 has done the events at 0 (a burst's
+	// submissions): the parts share out those after.
+	es := log.entries
+	es = es[sort.Search(len(es), func(i int) bool { return es[i].Time.After(sim.Epoch) }):]
+	marks = append(marks, 0)
+	for k := 1; k < checkpointParts && len(es) > 0; k++ {
+		at := es[k*len(es)/checkpointParts].Time.Sub(sim.Epoch).Truncate(time.Millisecond)
+		if at > marks[len(marks)-1] {
+			marks = append(marks, at)
+		}
+	}
+	return marks
 }
 
 // buildCheckpoints spends a paused frame's spare time building the next
@@ -180,7 +239,7 @@ func (s *Session) buildCheckpoints() {
 	}
 	h := s.horizonLocked()
 	if c.building == nil {
-		at, ok := c.wanted(h)
+		at, ok := c.wanted(s.checkpointMarks(h))
 		if !ok {
 			return
 		}

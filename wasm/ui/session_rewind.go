@@ -256,6 +256,19 @@ func (s *Session) fork(st sim.Step) {
 	}
 }
 
+// forkHere drops the actions of the run's log not yet replayed, as a
+// person's action at this point does (fork), recording none: the other
+// run of a comparison, when one run took an action of its own. Nothing
+// changes when the log has none left or in replay.
+func (s *Session) forkHere() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replay != nil || s.run.LogLeft() == 0 {
+		return
+	}
+	s.fork(sim.Step{Do: sim.StepCancel})
+}
+
 // changes reports whether a log entry changes the run: all but the marks
 // of a pause or a step.
 func changes(st sim.Step) bool {

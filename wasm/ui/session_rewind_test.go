@@ -199,7 +199,7 @@ func TestSeekIsAFreshRun(t *testing.T) {
 
 // seekIsAFreshRun plays preset id with a person's work and seeks it back
 // and forth; with checkpoints, it lets the paused run build them first
-// (at 0 and at fifths of the run).
+// (at 0 and at each fifth of its events).
 func seekIsAFreshRun(t *testing.T, id string, checkpoints bool) {
 	if checkpoints {
 		defer ui.SetCheckpointFrom(1)()
@@ -354,5 +354,46 @@ func TestMoment(t *testing.T) {
 	}
 	if got := ui.FormatMoment(2150 * time.Millisecond); got != "2.150" {
 		t.Errorf("FormatMoment(2.15s) = %q, want 2.150", got)
+	}
+}
+
+// TestCheckpointsFollowTheEvents builds the checkpoints of a run that
+// idles for 30 s and then gets busy: they split its events, not its
+// time, so most of them fall in the busy part, where a seek would
+// otherwise replay the most.
+func TestCheckpointsFollowTheEvents(t *testing.T) {
+	defer ui.SetCheckpointFrom(1)()
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 2, Limit: 4, Speed: 1,
+		Bursts: []sim.Burst{{Count: 2, MinMS: 100, MaxMS: 200}, {AtMS: 30_000, Count: 300, MinMS: 100, MaxMS: 200}}}
+	s, err := ui.NewSession(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Seek(time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	end := s.Panel().Now
+	if end < 35*time.Second {
+		t.Fatalf("the run ends at %v, want after 35 s: the test wants a long busy part", end)
+	}
+	var at []time.Duration
+	for range 20_000 {
+		s.Frame(0, ui.SpanFor)
+		if got := ui.SessionCheckpoints(s); len(got) > len(at) {
+			at = got
+		}
+		if len(at) >= 4 {
+			break // 0 and the fifths of the events (those at 30 s are one)
+		}
+	}
+	busy := 0
+	for _, a := range at {
+		if a >= 30*time.Second {
+			busy++
+		}
+	}
+	if busy < len(at)-1 || len(at) < 4 {
+		t.Errorf("checkpoints at %v: %d of %d in the busy part (30 s to %v), want all but the one at 0, of at least 4", at, busy, len(at), end)
 	}
 }

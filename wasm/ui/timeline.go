@@ -73,6 +73,7 @@ type timeline struct {
 	edges       pathSet // outlines of the bars whose fill is soft
 	nEdges      int     // outlines this frame
 	grid        []byte
+	stripes     []byte // the lanes' stripes, as last drawn
 	hits        []hit
 	rows        []laneRow
 	rowOf       map[int]int // lane ID -> row
@@ -99,6 +100,14 @@ type timeline struct {
 	// width the last frame's labels asked for. The frame goroutine sets
 	// MinLabel between frames.
 	MinLabel, OwnLabel float64
+	// MaxLaneH, when not 0, is the tallest a lane is drawn, and MinPeaks
+	// the least top of each counter track's scale, so that a
+	// comparison's two timelines draw their lanes and tracks to one
+	// scale; OwnLaneH and OwnPeaks are what the last frame's own run
+	// asked for. The frame goroutine sets them between frames.
+	MaxLaneH, OwnLaneH float64
+	laneH              float64 // the lanes' height as last drawn
+	MinPeaks, OwnPeaks [3]int64
 
 	// Selected is the ID of the task selected by a tap, a click or the
 	// keyboard, or 0; the frame goroutine sets it between frames.
@@ -352,9 +361,10 @@ func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority, rep
 	}
 	for r := range t.queueRows {
 		q := t.queue[r]
-		slices.SortStableFunc(q, func(a, b int) int {
-			return snap.Tasks[a].Enqueued.Compare(snap.Tasks[b].Enqueued)
-		})
+		byEnqueued := func(a, b int) int { return snap.Tasks[a].Enqueued.Compare(snap.Tasks[b].Enqueued) }
+		if !slices.IsSortedFunc(q, byEnqueued) { // as a run's tasks mostly are
+			slices.SortStableFunc(q, byEnqueued)
+		}
 	}
 }
 
@@ -424,8 +434,9 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 		}
 		t.rows = append(t.rows, row)
 	}
-	if len(t.rows)+len(keyLanes) > maxRows {
-		// Keep the live lanes and the ones with something in the window.
+	if len(t.rows)+len(keyLanes) > maxRows && slices.ContainsFunc(keyLanes, func(l *trace.Lane) bool { return !l.Evicted.IsZero() }) {
+		// Keep the live lanes and the ones with something in the window
+		// (the tasks' lanes, which only an evicted lane needs).
 		active := t.activeLanes(snap, f.Replay)
 		kept := keyLanes[:0]
 		for _, l := range keyLanes {
@@ -476,14 +487,22 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 	default:
 		g.laneH = 13
 	}
+	t.OwnLaneH = g.laneH
+	if t.MaxLaneH > 0 {
+		g.laneH = min(g.laneH, t.MaxLaneH)
+	}
+	t.laneH = g.laneH
 }
 
 func (t *timeline) drawLaneBackgrounds(p painter, g *geometry, snap *trace.Snapshot) {
+	// The stripes in one path: one call to the canvas, not one a row.
+	t.stripes = t.stripes[:0]
+	for i := 0; i < len(t.rows); i += 2 {
+		t.stripes = appendRect(t.stripes, 0, g.laneTop+float64(i)*g.laneH, g.w, g.laneH)
+	}
+	p.FillPath(t.stripes, colStripe)
 	for i, r := range t.rows {
 		y := g.laneTop + float64(i)*g.laneH
-		if i%2 == 0 {
-			p.FillRect(0, y, g.w, g.laneH, colStripe)
-		}
 		for j, l := range r.lanes {
 			if l.Evicted.IsZero() {
 				continue
@@ -1119,7 +1138,9 @@ func (t *timeline) drawTracks(p painter, g *geometry, f Frame) {
 			label += " / " + strconv.FormatInt(snap.Stats.Limit, 10)
 		}
 		p.Text(t.fit(p, label, fontSmall, g.plotL-14), 8, top+trackH/2+4, fontSmall, colText, alignLeft)
-		p.Text(strconv.FormatInt(peak, 10), g.plotR-2, top+10, fontSmall, colMuted, alignRight)
+		// The scale's top, left of the plot, where the now-line, the
+		// grid and the track's own line never reach.
+		p.Text(strconv.FormatInt(peak, 10), g.plotL-4, top+9, fontSmall, colMuted, alignRight)
 	}
 }
 
@@ -1161,6 +1182,10 @@ func (t *timeline) peak(f Frame, i int, data []trace.Sample, limit bool, limits 
 		for _, s := range limits {
 			peak = max(peak, s.Value)
 		}
+	}
+	if i < len(t.OwnPeaks) {
+		t.OwnPeaks[i] = peak
+		peak = max(peak, t.MinPeaks[i])
 	}
 	if f.Replay {
 		if t.peakSnap != f.Snap {
