@@ -57,6 +57,32 @@ func TestFastMatchesExact(t *testing.T) {
 					}
 				}
 			}
+			// Each goroutine ran on the same procs at the same times.
+			runs, fastRuns := 0, 0
+			for g, want := range exact.Runs {
+				runs += len(want)
+				got := fast.Runs[g]
+				if len(got) != len(want) {
+					if diffs < 5 {
+						diffs++
+						t.Errorf("goroutine %d: fast reader %d runs, x/exp/trace %d: %v, want %v", g, len(got), len(want), head(got), head(want))
+					}
+					continue
+				}
+				for i := range got {
+					if d0, d1 := got[i].Start-want[i].Start, got[i].End-want[i].End; (got[i].P != want[i].P || d0 < -1000 || d0 > 1000 || d1 < -1000 || d1 > 1000) && diffs < 5 {
+						diffs++
+						t.Errorf("goroutine %d's run %d: fast reader %+v, x/exp/trace %+v", g, i, got[i], want[i])
+					}
+				}
+			}
+			for _, got := range fast.Runs {
+				fastRuns += len(got)
+			}
+			t.Logf("goroutine runs: fast reader %d, x/exp/trace %d", fastRuns, runs)
+			if runs == 0 || fastRuns != runs {
+				t.Errorf("goroutine runs: fast reader %d, x/exp/trace %d; want the same, and some", fastRuns, runs)
+			}
 			if d := exact.Span - fast.Span; d < 0 || d > exact.Span/100 {
 				t.Errorf("span: fast reader %d ns, x/exp/trace %d ns", fast.Span, exact.Span)
 			}
@@ -64,6 +90,8 @@ func TestFastMatchesExact(t *testing.T) {
 		})
 	}
 }
+
+func head(runs []gotrace.RunOf) []gotrace.RunOf { return runs[:min(len(runs), 4)] }
 
 // BenchmarkConvert converts a trace of about 1,000,000 events, as the
 // playground's worker does.

@@ -66,6 +66,7 @@ type replay struct {
 	omitted    string          // what of the trace is not shown, and why; "" if nothing
 	rate       float64         // tasks ended a second, over the trace's span
 	link       string          // the live run's link, which a trace leaves as it is
+	runFrom    int             // the first lane of a Go trace's goroutines and procs (Session.AddGoLanes); 0 if none
 }
 
 // ChunkSize is how many tasks of a person's burst are handed to the runner
@@ -290,6 +291,10 @@ type Frame struct {
 	Replay    bool
 	Finished  bool // the live run has finished its work: Now is its end
 	Changed   bool // something happened since the last frame: the panel is stale
+	// RunLanes is the ID of the first lane of a Go execution trace's
+	// goroutines and procs (Session.AddGoLanes), drawn below the tasks'
+	// lanes; 0 if there are none.
+	RunLanes int
 }
 
 // Frame moves the run along by one animation frame that took real time:
@@ -321,7 +326,7 @@ func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool
 			from, to = fixedFrom, fixedTo
 		}
 		return Frame{Snap: r.snap, Origin: r.start, Now: r.end.Sub(r.start), From: from, To: to,
-			ColorBy: s.sc.ColorBy, Levels: r.levels, Replay: true}
+			ColorBy: s.sc.ColorBy, Levels: r.levels, Replay: true, RunLanes: r.runFrom}
 	}
 	changed := false
 	switch {
