@@ -149,3 +149,35 @@ func TestGoTraceLanes(t *testing.T) {
 		})
 	}
 }
+
+// TestLargeTraceIndexPrebuilt loads a large trace in slices: the lane
+// index its frames draw from is built by the loader, between pauses, and
+// the first frame takes it on rather than building it in one piece.
+func TestLargeTraceIndexPrebuilt(t *testing.T) {
+	s, err := NewSession(sim.Presets()[0].Scenario, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	pauses := 0
+	if err := s.LoadTracePausing(bytes.NewReader(largeOwnTrace(indexFrom+5_000)), "large.json", func(float64) { pauses++ }); err != nil {
+		t.Fatal(err)
+	}
+	f := s.Frame(0, 0)
+	if f.Index == nil || f.Index.snap != f.Snap || f.Index.n != len(f.Snap.Tasks) {
+		t.Fatalf("the frame of a trace of %d tasks carries index %+v, want one of its snapshot", len(f.Snap.Tasks), f.Index)
+	}
+	if pauses < len(f.Snap.Tasks)/8192 {
+		t.Errorf("%d pauses while loading %d tasks, want one every 8,192 tasks at least", pauses, len(f.Snap.Tasks))
+	}
+	d := newDriver(s, false)
+	d.tick(nopPainter{}, 0, 1, 1200, 600, Point{}, true)
+	if len(d.tl.index.byLane) == 0 {
+		t.Fatal("the timeline drew without an index")
+	}
+	for lane, lt := range d.tl.index.byLane {
+		if f.Index.byLane[lane] != lt {
+			t.Fatalf("lane %d: the first frame built its own index, want the loader's", lane)
+		}
+	}
+}

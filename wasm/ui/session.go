@@ -67,6 +67,7 @@ type replay struct {
 	rate       float64         // tasks ended a second, over the trace's span
 	link       string          // the live run's link, which a trace leaves as it is
 	runFrom    int             // the first lane of a Go trace's goroutines and procs (Session.AddGoLanes); 0 if none
+	index      *laneIndex      // snap's tasks by lane, for a large trace; nil if none
 }
 
 // ChunkSize is how many tasks of a person's burst are handed to the runner
@@ -295,6 +296,9 @@ type Frame struct {
 	// goroutines and procs (Session.AddGoLanes), drawn below the tasks'
 	// lanes; 0 if there are none.
 	RunLanes int
+	// Index is the loaded trace's tasks by lane, built by its loader in
+	// slices, for a large trace; nil if none.
+	Index *laneIndex
 }
 
 // Frame moves the run along by one animation frame that took real time:
@@ -326,7 +330,7 @@ func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool
 			from, to = fixedFrom, fixedTo
 		}
 		return Frame{Snap: r.snap, Origin: r.start, Now: r.end.Sub(r.start), From: from, To: to,
-			ColorBy: s.sc.ColorBy, Levels: r.levels, Replay: true, RunLanes: r.runFrom}
+			ColorBy: s.sc.ColorBy, Levels: r.levels, Replay: true, RunLanes: r.runFrom, Index: r.index}
 	}
 	changed := false
 	switch {
@@ -684,16 +688,23 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 		return fmt.Errorf("%s holds no tasks to show", name)
 	}
 	pause(1)
-	prios := make([]core.Priority, len(snap.Tasks))
+	// traceLevels, in slices.
+	var levels []core.Priority
 	for i := range snap.Tasks {
-		prios[i] = snap.Tasks[i].Priority
+		if i%8192 == 8191 {
+			pause(1)
+		}
+		if len(levels) == maxShownLevels {
+			break
+		}
+		levels = addLevel(levels, snap.Tasks[i].Priority)
 	}
-	levels := traceLevels(prios)
 	pause(1)
+	index := prebuildIndex(snap, pause)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.playing = false
-	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: levels}
+	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: levels, index: index}
 
 	rp.times = "Times are the trace's own: since its first event."
 	if origin, ok := rec.Origin(); ok && !start.Before(origin) && start.Sub(origin) <= 24*time.Hour {
@@ -719,6 +730,18 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	rp.log.setQuery(s.logQuery)
 	s.replay = rp
 	return nil
+}
+
+// prebuildIndex returns the lane index of a large trace's snapshot (see
+// Frame.Index), built in slices between calls of pause, or nil for a
+// small one.
+func prebuildIndex(snap *trace.Snapshot, pause func(float64)) *laneIndex {
+	if len(snap.Tasks) <= indexFrom {
+		return nil
+	}
+	x := &laneIndex{}
+	x.buildPausing(snap, func() { pause(1) })
+	return x
 }
 
 // notJSON peeks at the start of a trace file and, when it is not JSON but

@@ -60,12 +60,12 @@ func isRun(id uint64) (run, other bool) {
 // or another was loaded meanwhile, and returns an error, changing
 // nothing, when data does not decode.
 func (s *Session) AddGoLanes(data []byte, pause func(done float64)) error {
-	l, err := golanes.Decode(data)
-	if err != nil {
-		return err
-	}
 	if pause == nil {
 		pause = func(float64) {}
+	}
+	l, err := golanes.DecodePausing(data, func() { pause(0) })
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	rp := s.replay
@@ -125,11 +125,13 @@ func (s *Session) AddGoLanes(data []byte, pause func(done float64)) error {
 	}
 	snap.Tasks = tasks
 	pause(1)
+	index := prebuildIndex(&snap, pause)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.replay == rp {
 		rp.snap = &snap
 		rp.runFrom = first
+		rp.index = index
 	}
 	return nil
 }

@@ -934,6 +934,7 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		t.selShown = false
 		// A large loaded trace: each lane's tasks in order of start, so
 		// that the window and the pixels are found by binary search.
+		t.index.use(f.Index, snap)
 		t.index.build(snap)
 		from, to := g.timeAt(g.plotL), g.timeAt(g.plotR)
 		for row, r := range t.rows {

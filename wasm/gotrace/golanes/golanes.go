@@ -82,7 +82,11 @@ func (d *decoder) varint() int64 {
 
 // Decode reads what Encode wrote. It returns an error, and never panics,
 // on anything else.
-func Decode(b []byte) (*Lanes, error) {
+func Decode(b []byte) (*Lanes, error) { return DecodePausing(b, nil) }
+
+// DecodePausing is Decode that calls pause, if not nil, every few
+// thousand runs (a page's thread lets the browser draw there).
+func DecodePausing(b []byte, pause func()) (*Lanes, error) {
 	d := decoder{b}
 	var l Lanes
 	names := d.uvarint()
@@ -103,7 +107,10 @@ func Decode(b []byte) (*Lanes, error) {
 	}
 	l.Runs = make([]Run, 0, runs)
 	prev := int64(0)
-	for range runs {
+	for i := range runs {
+		if pause != nil && i%8192 == 8191 {
+			pause()
+		}
 		r := Run{Lane: int(d.uvarint()), Start: prev + d.varint()}
 		r.End = r.Start + d.varint()
 		r.Task, r.G, r.P = d.uvarint(), d.uvarint(), d.varint()
