@@ -164,8 +164,8 @@ func TestLargeTraceIndexPrebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := s.Frame(0, 0)
-	if f.Index == nil || f.Index.snap != f.Snap || f.Index.n != len(f.Snap.Tasks) {
-		t.Fatalf("the frame of a trace of %d tasks carries index %+v, want one of its snapshot", len(f.Snap.Tasks), f.Index)
+	if f.Loaded == nil || f.Loaded.index == nil || f.Loaded.index.snap != f.Snap || f.Loaded.index.n != len(f.Snap.Tasks) {
+		t.Fatalf("the frame of a trace of %d tasks carries %+v, want the index of its snapshot", len(f.Snap.Tasks), f.Loaded)
 	}
 	if pauses < len(f.Snap.Tasks)/8192 {
 		t.Errorf("%d pauses while loading %d tasks, want one every 8,192 tasks at least", pauses, len(f.Snap.Tasks))
@@ -176,7 +176,7 @@ func TestLargeTraceIndexPrebuilt(t *testing.T) {
 		t.Fatal("the timeline drew without an index")
 	}
 	for lane, lt := range d.tl.index.byLane {
-		if f.Index.byLane[lane] != lt {
+		if f.Loaded.index.byLane[lane] != lt {
 			t.Fatalf("lane %d: the first frame built its own index, want the loader's", lane)
 		}
 	}

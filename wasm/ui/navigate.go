@@ -34,10 +34,13 @@ type laneTasks struct {
 // build indexes snap, unless it is the one indexed already.
 func (x *laneIndex) build(snap *trace.Snapshot) { x.buildPausing(snap, nil) }
 
-// use takes on the index pre, built by the loader of a trace (see
-// Frame.Index), when it is snap's.
-func (x *laneIndex) use(pre *laneIndex, snap *trace.Snapshot) {
-	if pre != nil && pre.snap == snap && pre.n == len(snap.Tasks) && x.snap != snap {
+// use takes on the index built by the loader of a trace (see
+// Frame.Loaded), when it is snap's.
+func (x *laneIndex) use(lo *loaded, snap *trace.Snapshot) {
+	if lo == nil || lo.index == nil {
+		return
+	}
+	if pre := lo.index; pre.snap == snap && pre.n == len(snap.Tasks) && x.snap != snap {
 		*x = *pre
 	}
 }
@@ -215,7 +218,7 @@ func (t *timeline) navRows(f Frame) [][]int {
 	}
 	if f.Replay && len(snap.Tasks) > indexFrom {
 		// A large loaded trace: its lanes are indexed in order already.
-		t.index.use(f.Index, snap)
+		t.index.use(f.Loaded, snap)
 		t.index.build(snap)
 		for _, r := range t.rows {
 			var row []int

@@ -66,8 +66,19 @@ type replay struct {
 	omitted    string          // what of the trace is not shown, and why; "" if nothing
 	rate       float64         // tasks ended a second, over the trace's span
 	link       string          // the live run's link, which a trace leaves as it is
-	runFrom    int             // the first lane of a Go trace's goroutines and procs (Session.AddGoLanes); 0 if none
-	index      *laneIndex      // snap's tasks by lane, for a large trace; nil if none
+	loaded     *loaded         // what frames draw of snap beyond its tasks; nil if nothing
+}
+
+// loaded is what the frames of a loaded trace draw from beyond its
+// snapshot: one pointer in a Frame, which is copied often.
+type loaded struct {
+	// runFrom is the ID of the first lane of a Go execution trace's
+	// goroutines and procs (Session.AddGoLanes), drawn below the tasks'
+	// lanes; 0 if there are none.
+	runFrom int
+	// index is the snapshot's tasks by lane, built by its loader in
+	// slices, for a large trace; nil if none.
+	index *laneIndex
 }
 
 // ChunkSize is how many tasks of a person's burst are handed to the runner
@@ -292,13 +303,9 @@ type Frame struct {
 	Replay    bool
 	Finished  bool // the live run has finished its work: Now is its end
 	Changed   bool // something happened since the last frame: the panel is stale
-	// RunLanes is the ID of the first lane of a Go execution trace's
-	// goroutines and procs (Session.AddGoLanes), drawn below the tasks'
-	// lanes; 0 if there are none.
-	RunLanes int
-	// Index is the loaded trace's tasks by lane, built by its loader in
-	// slices, for a large trace; nil if none.
-	Index *laneIndex
+	// Loaded is what a loaded trace's frames draw from beyond Snap: its
+	// goroutines' and procs' lanes, its lane index; nil if nothing.
+	Loaded *loaded
 }
 
 // Frame moves the run along by one animation frame that took real time:
@@ -330,7 +337,7 @@ func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool
 			from, to = fixedFrom, fixedTo
 		}
 		return Frame{Snap: r.snap, Origin: r.start, Now: r.end.Sub(r.start), From: from, To: to,
-			ColorBy: s.sc.ColorBy, Levels: r.levels, Replay: true, RunLanes: r.runFrom, Index: r.index}
+			ColorBy: s.sc.ColorBy, Levels: r.levels, Replay: true, Loaded: r.loaded}
 	}
 	changed := false
 	switch {
@@ -704,7 +711,10 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.playing = false
-	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: levels, index: index}
+	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: levels}
+	if index != nil {
+		rp.loaded = &loaded{index: index}
+	}
 
 	rp.times = "Times are the trace's own: since its first event."
 	if origin, ok := rec.Origin(); ok && !start.Before(origin) && start.Sub(origin) <= 24*time.Hour {
@@ -733,7 +743,7 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 }
 
 // prebuildIndex returns the lane index of a large trace's snapshot (see
-// Frame.Index), built in slices between calls of pause, or nil for a
+// Frame.Loaded), built in slices between calls of pause, or nil for a
 // small one.
 func prebuildIndex(snap *trace.Snapshot, pause func(float64)) *laneIndex {
 	if len(snap.Tasks) <= indexFrom {

@@ -77,7 +77,7 @@ func (s *Session) AddGoLanes(data []byte, pause func(done float64)) error {
 	// of a loaded trace's snapshot is found again. The loaded trace's
 	// snapshot does not change: it is read without the lock.
 	snap := *rp.snap
-	first := 1 // 0 is no lane in Frame.RunLanes
+	first := 1 // 0 is no lane in loaded.runFrom
 	for _, ln := range snap.Lanes {
 		first = max(first, ln.ID+1)
 	}
@@ -130,8 +130,7 @@ func (s *Session) AddGoLanes(data []byte, pause func(done float64)) error {
 	defer s.mu.Unlock()
 	if s.replay == rp {
 		rp.snap = &snap
-		rp.runFrom = first
-		rp.index = index
+		rp.loaded = &loaded{runFrom: first, index: index}
 	}
 	return nil
 }

@@ -109,7 +109,7 @@ type timeline struct {
 	Bars   int     // task bars drawn
 	Lanes  int     // lanes drawn (placeholders included)
 	// RunRows are the rows of a Go execution trace's goroutines and procs
-	// drawn (Frame.RunLanes), a "+N more lanes" row included.
+	// drawn (Frame.Loaded), a "+N more lanes" row included.
 	RunRows int
 	Hover   *trace.Task
 	Ticks   []string // the time axis's labels
@@ -386,7 +386,7 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 	var slotLanes, keyLanes, runLanes []*trace.Lane
 	for i := range snap.Lanes {
 		l := &snap.Lanes[i]
-		if f.RunLanes > 0 && l.ID >= f.RunLanes {
+		if lo := f.Loaded; lo != nil && lo.runFrom > 0 && l.ID >= lo.runFrom {
 			runLanes = append(runLanes, l)
 		} else if l.Slot >= 0 {
 			slotLanes = append(slotLanes, l)
@@ -934,7 +934,7 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		t.selShown = false
 		// A large loaded trace: each lane's tasks in order of start, so
 		// that the window and the pixels are found by binary search.
-		t.index.use(f.Index, snap)
+		t.index.use(f.Loaded, snap)
 		t.index.build(snap)
 		from, to := g.timeAt(g.plotL), g.timeAt(g.plotR)
 		for row, r := range t.rows {

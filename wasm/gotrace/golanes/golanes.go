@@ -59,6 +59,9 @@ var errBad = errors.New("golanes: bad encoding")
 // decoder reads varints; after a bad one, b is nil.
 type decoder struct{ b []byte }
 
+// uvarint is not inlined: app.wasm, which decodes, is kept small.
+//
+//go:noinline
 func (d *decoder) uvarint() uint64 {
 	var v uint64
 	for i, c := range d.b {
