@@ -213,21 +213,6 @@ func readFast(data []byte, progress func(events int)) (*reading, error) {
 		interned[s] = s
 		return s
 	}
-	goroutines := map[uint64]struct{}{}
-	procs := map[uint64]struct{}{}
-	lastG, lastP := ^uint64(0), ^uint64(0)
-	seeG := func(g uint64) {
-		if g != lastG {
-			goroutines[g] = struct{}{}
-			lastG = g
-		}
-	}
-	seeP := func(p uint64) {
-		if p != lastP {
-			procs[p] = struct{}{}
-			lastP = p
-		}
-	}
 	threads := map[uint64]*thread{}
 	n := 0
 	first, last := int64(0), int64(0)
@@ -276,10 +261,8 @@ func readFast(data []byte, progress func(events int)) (*reading, error) {
 			}
 			switch typ {
 			case evGoStart, evGoSwitch, evGoSwitchDestroy:
-				seeG(args[1])
 				m.run(rd, args[1], ts)
 			case evGoCreateSyscall:
-				seeG(args[1])
 				m.stop(rd, ts)
 				m.g = args[1] // in a system call: not running Go code yet
 			case evGoStop, evGoBlock, evGoDestroy, evGoDestroySyscall, evGoSyscallEndBlock:
@@ -292,9 +275,6 @@ func readFast(data []byte, progress func(events int)) (*reading, error) {
 					m.run(rd, m.g, ts)
 				}
 			case evGoStatus, evGoStatusStack:
-				if args[3] == goRunning || args[3] == goSyscall {
-					seeG(args[1])
-				}
 				if args[2] == b.m {
 					switch args[3] {
 					case goRunning:
@@ -305,14 +285,12 @@ func readFast(data []byte, progress func(events int)) (*reading, error) {
 					}
 				}
 			case evProcStart:
-				seeP(args[1])
 				m.p = int64(args[1])
 			case evProcStop:
 				m.stop(rd, ts)
 				m.p = -1
 			case evProcStatus:
 				if args[2] == procRunning || args[2] == procSyscall {
-					seeP(args[1])
 					m.p = int64(args[1])
 				}
 			case evUserTaskBegin:
@@ -364,7 +342,7 @@ func readFast(data []byte, progress func(events int)) (*reading, error) {
 	}
 	sortRuns(rd.runs)
 	rd.events, rd.first, rd.last = n, first, last
-	rd.goroutines, rd.procs = len(goroutines), len(procs)
+	rd.countRan()
 	return rd, nil
 }
 

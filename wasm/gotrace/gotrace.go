@@ -84,8 +84,8 @@ type goRun struct {
 // reading is what a reader of the trace gathers for the timeline.
 type reading struct {
 	tasks       map[uint64]*task
-	goroutines  int   // goroutines that ran
-	procs       int   // procs that ran
+	goroutines  int   // goroutines that ran (in runs)
+	procs       int   // procs they ran on
 	regions     int   // regions that are not sluice's
 	first, last int64 // the times of the first and last events
 	events      int   // events read
@@ -148,6 +148,20 @@ func (rd *reading) regionEnd(id uint64, typ []byte, ts int64) {
 			t.runEnd = ts
 		}
 	}
+}
+
+// countRan counts the goroutines and procs of the runs read: the
+// goroutines that ran and the procs they ran on.
+func (rd *reading) countRan() {
+	gs := make(map[uint64]struct{})
+	var ps []int64
+	for _, r := range rd.runs {
+		gs[r.g] = struct{}{}
+		if r.p >= 0 && !slices.Contains(ps, r.p) {
+			ps = append(ps, r.p)
+		}
+	}
+	rd.goroutines, rd.procs = len(gs), len(ps)
 }
 
 // sortRuns puts runs in order of start, then goroutine.
@@ -234,9 +248,6 @@ func readExact(r io.Reader, progress func(events int)) (*reading, error) {
 		return nil, explain(err)
 	}
 	rd := &reading{tasks: map[uint64]*task{}}
-	goroutines := map[xtrace.GoID]bool{}
-	procs := map[xtrace.ProcID]bool{}
-	lastG, lastP := xtrace.NoGoroutine, xtrace.NoProc
 	// The goroutines running now: when each began to, and on which proc.
 	type running struct {
 		p     int64
@@ -261,16 +272,6 @@ func readExact(r io.Reader, progress func(events int)) (*reading, error) {
 			rd.first = int64(ev.Time())
 		}
 		rd.last = int64(ev.Time())
-		// Runs of events on one goroutine and proc are the rule: a map
-		// write only when either changes.
-		if g := ev.Goroutine(); g != lastG && g != xtrace.NoGoroutine {
-			goroutines[g] = true
-			lastG = g
-		}
-		if p := ev.Proc(); p != lastP && p != xtrace.NoProc {
-			procs[p] = true
-			lastP = p
-		}
 		switch ev.Kind() {
 		case xtrace.EventTaskBegin:
 			k := ev.Task()
@@ -319,7 +320,7 @@ func readExact(r io.Reader, progress func(events int)) (*reading, error) {
 	}
 	sortRuns(rd.runs)
 	rd.events = n
-	rd.goroutines, rd.procs = len(goroutines), len(procs)
+	rd.countRan()
 	return rd, nil
 }
 
