@@ -23,6 +23,7 @@ type goTraceShown struct {
 	Phase     string `json:"phase"`
 	Tasks     int    `json:"tasks"`
 	Lanes     int    `json:"lanes"`
+	RunRows   int    `json:"runRows"`
 	Succeeded int    `json:"succeeded"`
 	Failed    int    `json:"failed"`
 	WaitRows  int    `json:"waitRows"`
@@ -36,7 +37,7 @@ const readGoTraceShown = `(() => {
 	const om = document.querySelector('#omitted');
 	return {
 		phase: document.querySelector('#playground').dataset.phase,
-		tasks: Number(tl.tasks), lanes: Number(tl.lanes),
+		tasks: Number(tl.tasks), lanes: Number(tl.lanes), runRows: Number(tl.runRows),
 		succeeded: Number(s.succeeded), failed: Number(s.failed),
 		waitRows: document.querySelectorAll('#waits tr[data-priority]').length,
 		times: document.querySelector('#playground').textContent,
@@ -81,8 +82,10 @@ func goTestTrace(t *testing.T) string {
 // service's flight-recorder snapshot (e2e/testdata/service-snapshot.out,
 // written by examples/service under load) and a go test -trace file, on
 // desktop and phone, and checks the tasks, lanes, outcomes and waits
-// against the same conversion run natively; a cut-short file, and one of
-// a Go version the reader does not know, get a message saying so.
+// against the same conversion run natively, and the goroutine and proc
+// lanes below the tasks' (a bar per run of a goroutine; on a phone, the
+// goroutines' rows that do not fit folded into one); a cut-short file, and
+// one of a Go version the reader does not know, get a message saying so.
 func TestGoTrace(t *testing.T) {
 	files := map[string]string{
 		"snapshot": filepath.Join(root, "e2e", "testdata", "service-snapshot.out"),
@@ -105,16 +108,19 @@ func TestGoTrace(t *testing.T) {
 					chromedp.Navigate(base+"/"),
 					chromedp.WaitVisible(mounted),
 					chromedp.SetUploadFiles("#load-trace", []string{path}, chromedp.ByQuery),
-					chromedp.Poll(fmt.Sprintf(`document.querySelector('#playground').dataset.phase === "replay" && Number(document.querySelector('#timeline').dataset.tasks) === %d`, res.Tasks),
+					chromedp.Poll(fmt.Sprintf(`document.querySelector('#playground').dataset.phase === "replay" && Number(document.querySelector('#timeline').dataset.tasks) === %d`, res.Tasks+len(res.Lanes.Runs)),
 						&ok, chromedp.WithPollingTimeout(waitLong)),
 				)
 				var shown goTraceShown
 				b.run(t, "reading what is shown", chromedp.Evaluate(readGoTraceShown, &shown))
-				if shown.Tasks != res.Tasks || shown.Tasks != len(snap.Tasks) {
-					t.Errorf("%d tasks drawn, want the %d sluice tasks of the trace", shown.Tasks, res.Tasks)
+				if shown.Tasks != res.Tasks+len(res.Lanes.Runs) || res.Tasks != len(snap.Tasks) {
+					t.Errorf("%d bars in the model, want the %d sluice tasks of the trace and %d runs of their goroutines", shown.Tasks, res.Tasks, len(res.Lanes.Runs))
 				}
-				if want := len(snap.Lanes); shown.Lanes != want {
-					t.Errorf("%d lanes drawn, want %d (one per queue slot, key or holder)", shown.Lanes, want)
+				// A lane per queue slot, key or holder, then one per
+				// goroutine (or row of goroutines) and proc.
+				wantLanes, wantRunRows := len(snap.Lanes)+len(res.Lanes.Names), len(res.Lanes.Names)
+				if shown.Lanes != wantLanes || shown.RunRows != wantRunRows || wantRunRows == 0 {
+					t.Errorf("%d lanes drawn, %d of them of goroutines and procs; want %d and %d", shown.Lanes, shown.RunRows, wantLanes, wantRunRows)
 				}
 				if shown.Succeeded != int(snap.Stats.Succeeded) || shown.Failed != int(snap.Stats.Failed) {
 					t.Errorf("the page shows %d succeeded, %d failed; the trace %d and %d", shown.Succeeded, shown.Failed, snap.Stats.Succeeded, snap.Stats.Failed)
@@ -129,6 +135,11 @@ func TestGoTrace(t *testing.T) {
 					t.Errorf("the page does not say which queues the trace's tasks came from")
 				}
 				b.viewShot(t, "gotrace-"+kind+"-"+size+".png")
+				// The goroutines' and procs' lanes, at the timeline's foot.
+				b.run(t, "scrolling to the goroutines and procs",
+					chromedp.Evaluate(`document.querySelector('#timeline').scrollIntoView({block: "end"}); true`, &ok),
+					chromedp.Sleep(300*time.Millisecond))
+				b.viewShot(t, "gotrace-"+kind+"-"+size+"-goroutines.png")
 				b.checkClean(t)
 			})
 		}

@@ -3,8 +3,10 @@
 // reads a trace with golang.org/x/exp/trace, off the page's thread.
 //
 // The page posts {file: File}; the worker answers {progress: events} now and then
-// while it reads, then {json, size, summary, omitted, tasks, events} (json:
-// a Blob of the timeline as the trace JSON the page loads) or {error}.
+// while it reads, then {json, size, lanes, summary, omitted, tasks, events}
+// (json: a Blob of the timeline as the trace JSON the page loads; lanes: a
+// Uint8Array of the goroutine and proc lanes, sluice/wasm/gotrace/golanes)
+// or {error}.
 importScripts("../wasm_exec.js");
 
 let ready = null;
@@ -30,7 +32,7 @@ onmessage = async (e) => {
     }
     // A Blob: the page reads it in slices, as it reads a chosen file.
     const json = new Blob([r.json], { type: "application/json" });
-    postMessage({ json, size: json.size, summary: r.summary, omitted: r.omitted, tasks: r.tasks, events: r.events });
+    postMessage({ json, size: json.size, lanes: r.lanes, summary: r.summary, omitted: r.omitted, tasks: r.tasks, events: r.events });
   } catch (err) {
     postMessage({ error: "the trace reader failed: " + err });
   }

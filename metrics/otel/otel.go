@@ -56,9 +56,12 @@ var DefaultBuckets = []float64{0.0001, 0.0004, 0.0016, 0.0064, 0.0256, 0.1024, 0
 // Semaphore, or one Consume call. Give its observer to the primitive
 // ([Metrics.Option] or [Metrics.Observer]), tell it the primitive
 // ([Metrics.Watch]; not for Consume), and Close it when done. It holds its
-// live tasks in a ring of 4,096 (160 KiB), and those a later task pushed
-// out in a map; an event costs a brief lock, a slot and, for a start or an
-// end, a histogram record. Its methods are safe for concurrent use.
+// live tasks in a ring of 4,096 (160 KiB), doubled when a task finds its
+// slot taken (more pending at once) up to 131,072 (5 MiB), and beyond
+// that in a map; an event costs a ring slot and, for a start or an end, a
+// histogram record, with no lock: the primitive calls its observer from
+// one goroutine at a time (as sluice/core does), and a Metrics observes
+// one primitive. Its methods are safe for concurrent use.
 type Metrics struct {
 	attrs attribute.Set
 	live  *live.Tracker[metric.RecordOption]
@@ -171,7 +174,8 @@ func (m *Metrics) Close() error { return m.reg.Unregister() }
 func (m *Metrics) Option() core.Option { return core.WithObserver(m.Observer(nil)) }
 
 // Observer returns the observer to give the primitive: it records each
-// event, then calls next, if not nil.
+// event, then calls next, if not nil. It must not be called from two
+// goroutines at once, which sluice/core never does.
 func (m *Metrics) Observer(next func(core.Event)) func(core.Event) {
 	if next == nil {
 		return m.observe

@@ -28,7 +28,11 @@
 package prom
 
 import (
+	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -45,20 +49,62 @@ var DefaultBuckets = prometheus.ExponentialBuckets(0.0001, 4, 10)
 // observer to the primitive ([Collector.Option] or [Collector.Observer]),
 // tell it the primitive ([Collector.Watch]; not for Consume) and register
 // it. One Collector serves one primitive: task numbers are per primitive.
-// It holds its live tasks in a ring of 4,096 (160 KiB), and those a later
-// task pushed out (more than 4,096 pending at once) in a map; an event
-// costs a brief lock, a slot and, for a start or an end, a histogram
-// observation. Its methods are safe for concurrent use.
+// It holds its live tasks in a ring of 4,096 (160 KiB), doubled when a
+// task finds its slot taken (more pending at once) up to 131,072 (5 MiB),
+// and beyond that in a map; an event costs a ring slot and, for a start
+// or an end, a histogram observation (two atomic adds), with no lock: the
+// primitive calls its observer from one goroutine at a time (as
+// sluice/core does), and a Collector observes one primitive. Its methods
+// are safe for concurrent use.
 type Collector struct {
 	queue string
-	live  *live.Tracker[prioObs]
+	live  *live.Tracker[*prioHists]
 
-	wait, run *prometheus.HistogramVec
+	buckets  []float64       // the histograms' bounds, in seconds
+	bounds   []time.Duration // the same
+	descWait *prometheus.Desc
+	descRun  *prometheus.Desc
+	mu       sync.Mutex   // guards prios' growth
+	prios    []*prioHists // every priority seen, for Collect
 
 	descTasks, descQueued, descRunning, descLimit, descOldest, descLanes, descTokens *prometheus.Desc
 }
 
-type prioObs struct{ wait, run prometheus.Observer }
+// prioHists are one priority's wait and run histograms.
+type prioHists struct {
+	label     string
+	wait, run hist
+}
+
+// hist is a histogram the observer adds to with two atomic adds (its
+// bucket's count and the sum, in nanoseconds) and Collect reads: its
+// count is the sum of its buckets', so that they agree; the sum may hold
+// an observation still being added.
+type hist struct {
+	counts []atomic.Uint64 // by bucket; the last is +Inf
+	sumNs  atomic.Int64
+}
+
+func (h *hist) observe(bounds []time.Duration, d time.Duration) {
+	i := 0
+	for i < len(bounds) && d > bounds[i] {
+		i++
+	}
+	h.counts[i].Add(1)
+	h.sumNs.Add(int64(d))
+}
+
+// metric returns h as a constant histogram with the given bounds.
+func (h *hist) metric(desc *prometheus.Desc, buckets []float64, label string) prometheus.Metric {
+	cum := make(map[float64]uint64, len(buckets))
+	n := uint64(0)
+	for i, b := range buckets {
+		n += h.counts[i].Load()
+		cum[b] = n
+	}
+	n += h.counts[len(buckets)].Load()
+	return prometheus.MustNewConstHistogram(desc, n, time.Duration(h.sumNs.Load()).Seconds(), cum, label)
+}
 
 // New returns a Collector whose metrics carry queue="name". It panics if
 // name is empty.
@@ -66,22 +112,18 @@ func New(name string) *Collector {
 	return NewWithBuckets(name, DefaultBuckets)
 }
 
-// NewWithBuckets is [New] with the histograms' bucket bounds, in seconds.
+// NewWithBuckets is [New] with the histograms' bucket bounds, in seconds,
+// increasing.
 func NewWithBuckets(name string, buckets []float64) *Collector {
 	if name == "" {
 		panic("prom: a Collector needs a name")
 	}
 	l := prometheus.Labels{"queue": name}
 	c := &Collector{
-		queue: name,
-		wait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "sluice_task_wait_seconds", Help: "Time from a task's enqueue to its start, by priority.",
-			ConstLabels: l, Buckets: buckets,
-		}, []string{"priority"}),
-		run: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "sluice_task_run_seconds", Help: "Time from a task's start to its end, by priority.",
-			ConstLabels: l, Buckets: buckets,
-		}, []string{"priority"}),
+		queue:       name,
+		buckets:     slices.Clone(buckets),
+		descWait:    prometheus.NewDesc("sluice_task_wait_seconds", "Time from a task's enqueue to its start, by priority.", []string{"priority"}, l),
+		descRun:     prometheus.NewDesc("sluice_task_run_seconds", "Time from a task's start to its end, by priority.", []string{"priority"}, l),
 		descTasks:   prometheus.NewDesc("sluice_tasks_total", "Tasks ended, by outcome: finished, failed, canceled or panicked.", []string{"outcome"}, l),
 		descQueued:  prometheus.NewDesc("sluice_tasks_queued", "Tasks accepted and not started (a semaphore's waiters).", nil, l),
 		descRunning: prometheus.NewDesc("sluice_tasks_running", "Tasks running.", nil, l),
@@ -90,9 +132,17 @@ func NewWithBuckets(name string, buckets []float64) *Collector {
 		descLanes:   prometheus.NewDesc("sluice_lanes", "Live key lanes of a keyed queue.", nil, l),
 		descTokens:  prometheus.NewDesc("sluice_semaphore_tokens_in_use", "Tokens held.", nil, l),
 	}
-	c.live = live.New(func(p core.Priority) prioObs {
-		s := strconv.Itoa(int(p))
-		return prioObs{c.wait.WithLabelValues(s), c.run.WithLabelValues(s)}
+	for _, b := range c.buckets {
+		c.bounds = append(c.bounds, time.Duration(b*float64(time.Second)))
+	}
+	c.live = live.New(func(p core.Priority) *prioHists {
+		h := &prioHists{label: strconv.Itoa(int(p))}
+		h.wait.counts = make([]atomic.Uint64, len(c.buckets)+1)
+		h.run.counts = make([]atomic.Uint64, len(c.buckets)+1)
+		c.mu.Lock()
+		c.prios = append(c.prios, h)
+		c.mu.Unlock()
+		return h
 	})
 	return c
 }
@@ -115,8 +165,8 @@ func (c *Collector) Option() core.Option { return core.WithObserver(c.Observer(n
 
 // Observer returns the observer to give the primitive: it records each
 // event, then calls next, if not nil, so that c can share the primitive
-// with an observer of the caller's. It does not block, but for a brief
-// lock.
+// with an observer of the caller's. It does not block. It must not be
+// called from two goroutines at once, which sluice/core never does.
 func (c *Collector) Observer(next func(core.Event)) func(core.Event) {
 	if next == nil {
 		return c.observe
@@ -128,11 +178,11 @@ func (c *Collector) Observer(next func(core.Event)) func(core.Event) {
 }
 
 func (c *Collector) observe(e core.Event) {
-	switch what, d, obs := c.live.Observe(e); what {
+	switch what, d, h := c.live.Observe(e); what {
 	case live.Wait:
-		obs.wait.Observe(d.Seconds())
+		h.wait.observe(c.bounds, d)
 	case live.Run:
-		obs.run.Observe(d.Seconds())
+		h.run.observe(c.bounds, d)
 	}
 }
 
@@ -141,8 +191,8 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.descTasks, c.descQueued, c.descRunning, c.descLimit, c.descOldest, c.descLanes, c.descTokens} {
 		ch <- d
 	}
-	c.wait.Describe(ch)
-	c.run.Describe(ch)
+	ch <- c.descWait
+	ch <- c.descRun
 }
 
 // Collect sends c's metrics: the primitive's Stats, read now, and the
@@ -168,6 +218,11 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	for i, n := range r.Counts {
 		ch <- prometheus.MustNewConstMetric(c.descTasks, prometheus.CounterValue, float64(n), live.Outcomes[i])
 	}
-	c.wait.Collect(ch)
-	c.run.Collect(ch)
+	c.mu.Lock()
+	prios := slices.Clone(c.prios)
+	c.mu.Unlock()
+	for _, h := range prios {
+		ch <- h.wait.metric(c.descWait, c.buckets, h.label)
+		ch <- h.run.metric(c.descRun, c.buckets, h.label)
+	}
 }

@@ -34,13 +34,22 @@ const (
 	evCPUSamples        = 6
 	evFrequency         = 8
 	evProcStart         = 10
+	evProcStop          = 11
 	evProcStatus        = 13
 	evGoCreateSyscall   = 15
 	evGoStart           = 16
+	evGoDestroy         = 17
+	evGoDestroySyscall  = 18
+	evGoStop            = 19
+	evGoBlock           = 20
+	evGoSyscallBegin    = 22
+	evGoSyscallEnd      = 23
+	evGoSyscallEndBlock = 24
 	evGoStatus          = 25
 	evUserTaskBegin     = 40
 	evUserTaskEnd       = 41
 	evUserRegionBegin   = 42
+	evUserRegionEnd     = 43
 	evUserLog           = 44
 	evGoSwitch          = 45
 	evGoSwitchDestroy   = 46
@@ -75,9 +84,37 @@ var errFast = errors.New("not a trace the fast reader decodes")
 
 // fastBatch is a batch of timed events, indexed.
 type fastBatch struct {
-	gen  int // index into the generations
+	gen  int    // index into the generations
+	m    uint64 // the thread whose events it holds
 	ts   uint64
 	data []byte
+}
+
+// thread is what the fast reader follows of one thread (an M): the proc
+// it holds and the goroutine it runs, across its batches.
+type thread struct {
+	p       int64  // -1 while it holds none
+	g       uint64 // the goroutine on it, running or in a system call; 0 if none
+	running bool   // g runs (is not in a system call) since start
+	start   int64
+}
+
+// stop ends the run of the thread's goroutine, if it runs, at ts.
+func (m *thread) stop(rd *reading, ts int64) {
+	if m.running {
+		rd.runs = append(rd.runs, goRun{g: m.g, p: m.p, start: m.start, end: ts})
+		m.running = false
+	}
+}
+
+// run makes g the thread's running goroutine from ts, unless it runs
+// already.
+func (m *thread) run(rd *reading, g uint64, ts int64) {
+	if m.running && m.g == g {
+		return
+	}
+	m.stop(rd, ts)
+	m.g, m.running, m.start = g, true, ts
 }
 
 // fastGen is one generation's string table and clock.
@@ -154,7 +191,7 @@ func readFast(data []byte, progress func(events int)) (*reading, error) {
 				return nil, err
 			}
 		default:
-			batches = append(batches, fastBatch{gen: len(gens) - 1, ts: hdr[2], data: body})
+			batches = append(batches, fastBatch{gen: len(gens) - 1, m: hdr[1], ts: hdr[2], data: body})
 		}
 	}
 	if !ended {
@@ -176,24 +213,15 @@ func readFast(data []byte, progress func(events int)) (*reading, error) {
 		interned[s] = s
 		return s
 	}
-	goroutines := map[uint64]struct{}{}
-	procs := map[uint64]struct{}{}
-	lastG, lastP := ^uint64(0), ^uint64(0)
-	seeG := func(g uint64) {
-		if g != lastG {
-			goroutines[g] = struct{}{}
-			lastG = g
-		}
-	}
-	seeP := func(p uint64) {
-		if p != lastP {
-			procs[p] = struct{}{}
-			lastP = p
-		}
-	}
+	threads := map[uint64]*thread{}
 	n := 0
 	first, last := int64(0), int64(0)
 	for _, b := range batches {
+		m := threads[b.m]
+		if m == nil {
+			m = &thread{p: -1}
+			threads[b.m] = m
+		}
 		g := gens[b.gen]
 		str := func(id uint64) ([]byte, error) {
 			if id >= uint64(len(g.strings)) || g.strings[id] == nil {
@@ -232,17 +260,38 @@ func readFast(data []byte, progress func(events int)) (*reading, error) {
 				progress(n)
 			}
 			switch typ {
-			case evGoStart, evGoSwitch, evGoSwitchDestroy, evGoCreateSyscall:
-				seeG(args[1])
+			case evGoStart, evGoSwitch, evGoSwitchDestroy:
+				m.run(rd, args[1], ts)
+			case evGoCreateSyscall:
+				m.stop(rd, ts)
+				m.g = args[1] // in a system call: not running Go code yet
+			case evGoStop, evGoBlock, evGoDestroy, evGoDestroySyscall, evGoSyscallEndBlock:
+				m.stop(rd, ts)
+				m.g = 0
+			case evGoSyscallBegin:
+				m.stop(rd, ts)
+			case evGoSyscallEnd:
+				if m.g != 0 {
+					m.run(rd, m.g, ts)
+				}
 			case evGoStatus, evGoStatusStack:
-				if args[3] == goRunning || args[3] == goSyscall {
-					seeG(args[1])
+				if args[2] == b.m {
+					switch args[3] {
+					case goRunning:
+						m.run(rd, args[1], ts)
+					case goSyscall:
+						m.stop(rd, ts)
+						m.g = args[1]
+					}
 				}
 			case evProcStart:
-				seeP(args[1])
+				m.p = int64(args[1])
+			case evProcStop:
+				m.stop(rd, ts)
+				m.p = -1
 			case evProcStatus:
 				if args[2] == procRunning || args[2] == procSyscall {
-					seeP(args[1])
+					m.p = int64(args[1])
 				}
 			case evUserTaskBegin:
 				name, err := str(args[3])
@@ -259,7 +308,13 @@ func readFast(data []byte, progress func(events int)) (*reading, error) {
 				if err != nil {
 					return nil, err
 				}
-				rd.region(args[1], name, ts)
+				rd.region(args[1], name, ts, m.g)
+			case evUserRegionEnd:
+				name, err := str(args[2])
+				if err != nil {
+					return nil, err
+				}
+				rd.regionEnd(args[1], name, ts)
 			case evUserLog:
 				cat, err := str(args[2])
 				if err != nil {
@@ -282,8 +337,12 @@ func readFast(data []byte, progress func(events int)) (*reading, error) {
 		g := gens[0]
 		first = min(first, int64(float64(g.minTs)*g.freq))
 	}
+	for _, m := range threads {
+		m.stop(rd, last)
+	}
+	sortRuns(rd.runs)
 	rd.events, rd.first, rd.last = n, first, last
-	rd.goroutines, rd.procs = len(goroutines), len(procs)
+	rd.countRan()
 	return rd, nil
 }
 

@@ -35,6 +35,7 @@ import (
 
 	"sluice/core"
 	"sluice/core/trace"
+	"sluice/wasm/gotrace/golanes"
 )
 
 // Result is a converted trace.
@@ -44,6 +45,9 @@ type Result struct {
 	Omitted string // what the trace holds that the timeline does not draw; "" if nothing
 	Tasks   int    // sluice tasks on the timeline
 	Events  int    // events read from the trace
+	// Lanes are the goroutines that ran the timeline's tasks and the
+	// procs they ran on, drawn below the tasks' lanes.
+	Lanes golanes.Lanes
 }
 
 // MaxTasks is how many finished tasks the timeline keeps, the latest: the
@@ -65,16 +69,30 @@ type task struct {
 	weight                      int64
 	lane                        int
 	waits                       int
+	g                           uint64 // the goroutine its run region began on; 0 if none was seen
+	runEnd                      int64  // when its run region ended; 0 if no end was seen
+}
+
+// goRun is a stretch of time a goroutine ran on a proc: from a start (or
+// a return from a system call) to a stop, block, system call or exit.
+type goRun struct {
+	g          uint64
+	p          int64 // -1 if the proc is not known
+	start, end int64
 }
 
 // reading is what a reader of the trace gathers for the timeline.
 type reading struct {
 	tasks       map[uint64]*task
-	goroutines  int   // goroutines that ran
-	procs       int   // procs that ran
+	goroutines  int   // goroutines that ran (in runs)
+	procs       int   // procs they ran on
 	regions     int   // regions that are not sluice's
 	first, last int64 // the times of the first and last events
 	events      int   // events read
+	runs        []goRun
+	// Of the goroutine and proc lanes: the goroutines that ran the tasks
+	// drawn, and the runs left out beyond MaxRuns.
+	laneGoroutines, runsCut int
 }
 
 func (rd *reading) task(id uint64) *task {
@@ -107,19 +125,53 @@ func (rd *reading) log(id uint64, category, message []byte, intern func([]byte) 
 	}
 }
 
-// region records the beginning of a region of type typ in task id at ts.
-func (rd *reading) region(id uint64, typ []byte, ts int64) {
+// region records the beginning of a region of type typ in task id at ts,
+// on goroutine g.
+func (rd *reading) region(id uint64, typ []byte, ts int64, g uint64) {
 	switch string(typ) {
 	case "sluice.run":
 		// A task runs once: its first run region is its start.
 		if t := rd.task(id); !t.started || ts < t.run {
-			t.run, t.started = ts, true
+			t.run, t.started, t.g = ts, true, g
 		}
 	case "sluice.wait":
 		rd.task(id).waits++
 	default:
 		rd.regions++
 	}
+}
+
+// regionEnd records the end of a region of type typ in task id at ts.
+func (rd *reading) regionEnd(id uint64, typ []byte, ts int64) {
+	if string(typ) == "sluice.run" {
+		if t := rd.task(id); t.runEnd == 0 {
+			t.runEnd = ts
+		}
+	}
+}
+
+// countRan counts the goroutines and procs of the runs read: the
+// goroutines that ran and the procs they ran on.
+func (rd *reading) countRan() {
+	gs := make(map[uint64]struct{})
+	var ps []int64
+	for _, r := range rd.runs {
+		gs[r.g] = struct{}{}
+		if r.p >= 0 && !slices.Contains(ps, r.p) {
+			ps = append(ps, r.p)
+		}
+	}
+	rd.goroutines, rd.procs = len(gs), len(ps)
+}
+
+// sortRuns puts runs in order of start, then goroutine.
+func sortRuns(runs []goRun) {
+	slices.SortFunc(runs, func(a, b goRun) int {
+		if c := cmp.Compare(a.start, b.start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.g, b.g)
+	})
 }
 
 // atoi parses a decimal integer, with an optional sign; 0 if b is not one.
@@ -180,12 +232,12 @@ func ConvertBytes(data []byte, progress func(events int)) (*Result, error) {
 	if progress != nil {
 		progress(rd.events)
 	}
-	res, err := build(rd.tasks)
+	res, err := build(rd)
 	if err != nil {
 		return nil, err
 	}
 	res.Events = rd.events
-	res.Summary, res.Omitted = summary(rd.tasks, rd.goroutines, rd.procs, rd.regions, time.Duration(rd.last-rd.first))
+	res.Summary, res.Omitted = summary(rd, res.Lanes, time.Duration(rd.last-rd.first))
 	return res, nil
 }
 
@@ -196,9 +248,12 @@ func readExact(r io.Reader, progress func(events int)) (*reading, error) {
 		return nil, explain(err)
 	}
 	rd := &reading{tasks: map[uint64]*task{}}
-	goroutines := map[xtrace.GoID]bool{}
-	procs := map[xtrace.ProcID]bool{}
-	lastG, lastP := xtrace.NoGoroutine, xtrace.NoProc
+	// The goroutines running now: when each began to, and on which proc.
+	type running struct {
+		p     int64
+		start int64
+	}
+	runningNow := map[xtrace.GoID]running{}
 	intern := func(b []byte) string { return string(b) }
 	n := 0
 	for {
@@ -217,16 +272,6 @@ func readExact(r io.Reader, progress func(events int)) (*reading, error) {
 			rd.first = int64(ev.Time())
 		}
 		rd.last = int64(ev.Time())
-		// Runs of events on one goroutine and proc are the rule: a map
-		// write only when either changes.
-		if g := ev.Goroutine(); g != lastG && g != xtrace.NoGoroutine {
-			goroutines[g] = true
-			lastG = g
-		}
-		if p := ev.Proc(); p != lastP && p != xtrace.NoProc {
-			procs[p] = true
-			lastP = p
-		}
 		switch ev.Kind() {
 		case xtrace.EventTaskBegin:
 			k := ev.Task()
@@ -245,11 +290,37 @@ func readExact(r io.Reader, progress func(events int)) (*reading, error) {
 			}
 		case xtrace.EventRegionBegin:
 			g := ev.Region()
-			rd.region(uint64(g.Task), []byte(g.Type), int64(ev.Time()))
+			rd.region(uint64(g.Task), []byte(g.Type), int64(ev.Time()), uint64(max(ev.Goroutine(), 0)))
+		case xtrace.EventRegionEnd:
+			g := ev.Region()
+			rd.regionEnd(uint64(g.Task), []byte(g.Type), int64(ev.Time()))
+		case xtrace.EventStateTransition:
+			st := ev.StateTransition()
+			if st.Resource.Kind != xtrace.ResourceGoroutine {
+				break
+			}
+			g := st.Resource.Goroutine()
+			_, to := st.Goroutine()
+			r, ok := runningNow[g]
+			if ok && to != xtrace.GoRunning {
+				rd.runs = append(rd.runs, goRun{g: uint64(g), p: r.p, start: r.start, end: int64(ev.Time())})
+				delete(runningNow, g)
+			}
+			if !ok && to == xtrace.GoRunning {
+				p := int64(ev.Proc())
+				if ev.Proc() == xtrace.NoProc {
+					p = -1
+				}
+				runningNow[g] = running{p: p, start: int64(ev.Time())}
+			}
 		}
 	}
+	for g, r := range runningNow {
+		rd.runs = append(rd.runs, goRun{g: uint64(g), p: r.p, start: r.start, end: rd.last})
+	}
+	sortRuns(rd.runs)
 	rd.events = n
-	rd.goroutines, rd.procs = len(goroutines), len(procs)
+	rd.countRan()
 	return rd, nil
 }
 
@@ -273,7 +344,8 @@ func (t *task) sluiceTask() bool {
 }
 
 // build feeds the sluice tasks' lives, in time order, to a recorder.
-func build(tasks map[uint64]*task) (*Result, error) {
+func build(rd *reading) (*Result, error) {
+	tasks := rd.tasks
 	// A step is one event of a task's life: its time, then its task's
 	// number (from 1, in the order of the trace's task ids) shifted left
 	// by two over its order at one time (ends before starts before
@@ -389,7 +461,24 @@ func build(tasks map[uint64]*task) (*Result, error) {
 	if err := rec.WriteJSON(&buf); err != nil {
 		return nil, err
 	}
-	return &Result{JSON: buf.Bytes(), Tasks: len(ids)}, nil
+	// The tasks the recorder kept: the latest MaxTasks to end, and the
+	// open ones.
+	drawn := slices.Clone(byNum)
+	var ended []uint64
+	for n, t := range byNum {
+		if t != nil && t.ended {
+			ended = append(ended, uint64(n))
+		}
+	}
+	if len(ended) > MaxTasks {
+		slices.SortStableFunc(ended, func(a, b uint64) int { return cmp.Compare(byNum[a].end, byNum[b].end) })
+		for _, n := range ended[:len(ended)-MaxTasks] {
+			drawn[n] = nil
+		}
+	}
+	res := &Result{JSON: buf.Bytes(), Tasks: len(ids)}
+	res.Lanes, rd.laneGoroutines, rd.runsCut = goLanes(rd.runs, drawn, rd.last)
+	return res, nil
 }
 
 func outcomeKind(s string) core.EventKind {
@@ -405,7 +494,8 @@ func outcomeKind(s string) core.EventKind {
 }
 
 // summary says what the timeline draws of the trace, and what it does not.
-func summary(tasks map[uint64]*task, goroutines, procs, regions int, span time.Duration) (drawn, omitted string) {
+func summary(rd *reading, lanes golanes.Lanes, span time.Duration) (drawn, omitted string) {
+	tasks, goroutines, procs, regions := rd.tasks, rd.goroutines, rd.procs, rd.regions
 	queues := map[string]int{}
 	others := map[string]int{}
 	before, open := 0, 0
@@ -429,11 +519,33 @@ func summary(tasks map[uint64]*task, goroutines, procs, regions int, span time.D
 		drawn += fmt.Sprintf("; %d still open at its end", open)
 	}
 	drawn += "."
+	laneProcs := 0
+	for _, n := range lanes.Names {
+		if strings.HasPrefix(n, "proc ") {
+			laneProcs++
+		}
+	}
+	g := rd.laneGoroutines
+	if g > 0 {
+		rows := len(lanes.Names) - laneProcs
+		drawn += fmt.Sprintf(" Below the queues, the %d %s that ran them", g, plural(g, "goroutine", "goroutines"))
+		if rows != g {
+			drawn += fmt.Sprintf(" (on %d %s, each keeping one from its first sluice task to its last)", rows, plural(rows, "row", "rows"))
+		}
+		drawn += fmt.Sprintf(" and the %d %s they ran on: a bar per run, in its task's colour, grey outside any task.", laneProcs, plural(laneProcs, "proc", "procs"))
+	}
 	var parts []string
 	if before > 0 {
 		parts = append(parts, fmt.Sprintf("%d sluice %s that began before the trace did", before, plural(before, "task", "tasks")))
 	}
-	parts = append(parts, fmt.Sprintf("the %d %s and %d %s the work ran on", goroutines, plural(goroutines, "goroutine", "goroutines"), procs, plural(procs, "proc", "procs")))
+	if other := goroutines - g; g > 0 && other > 0 {
+		parts = append(parts, fmt.Sprintf("lanes for the %d %s that ran no sluice task (%s runs are on the procs' lanes)", other, plural(other, "goroutine", "goroutines"), plural(other, "its", "their")))
+	} else if g == 0 {
+		parts = append(parts, fmt.Sprintf("the %d %s and %d %s the work ran on", goroutines, plural(goroutines, "goroutine", "goroutines"), procs, plural(procs, "proc", "procs")))
+	}
+	if rd.runsCut > 0 {
+		parts = append(parts, fmt.Sprintf("the earliest %d runs of goroutines (their lanes keep the latest %d)", rd.runsCut, MaxRuns))
+	}
 	if len(others) > 0 {
 		parts = append(parts, "tasks that are not sluice's: "+counted(others))
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	rtrace "runtime/trace"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -146,4 +147,78 @@ func TestConvertFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d tasks, %d events; %s Not shown: %s", res.Tasks, res.Events, res.Summary, res.Omitted)
+}
+
+// TestConvertLanes checks the goroutine and proc lanes: a lane for each
+// goroutine that ran a sluice task and for each proc; each task's run
+// drawn on its goroutine's lane, within its run, for no longer than it
+// ran (a task blocked on a channel for 20 ms ran on a proc for far less);
+// every piece on a proc's lane, and none on a goroutine's lane outside
+// what that goroutine ran.
+func TestConvertLanes(t *testing.T) {
+	res, err := gotrace.Convert(bytes.NewReader(record(t)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := trace.ReadJSON(bytes.NewReader(res.JSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := rec.Snapshot(time.Time{})
+	l := res.Lanes
+	procs := 0
+	for _, n := range l.Names {
+		switch {
+		case strings.HasPrefix(n, "proc "):
+			procs++
+		case !strings.HasPrefix(n, "goroutine "):
+			t.Errorf("lane %q: want a goroutine's or a proc's", n)
+		}
+	}
+	if procs == 0 || procs == len(l.Names) {
+		t.Fatalf("lanes %q: want goroutines' and procs'", l.Names)
+	}
+	onCPU := map[uint64]time.Duration{} // by task, on goroutine lanes
+	onProcs := map[uint64]time.Duration{}
+	for i, r := range l.Runs {
+		if i > 0 && r.Start < l.Runs[i-1].Start {
+			t.Fatalf("run %d starts before the one before it", i)
+		}
+		if r.Task == 0 {
+			continue
+		}
+		if strings.HasPrefix(l.Names[r.Lane], "proc ") {
+			onProcs[r.Task] += time.Duration(r.End - r.Start)
+			if l.Names[r.Lane] != "proc "+strconv.FormatInt(r.P, 10) {
+				t.Errorf("run %+v on lane %q", r, l.Names[r.Lane])
+			}
+		} else {
+			onCPU[r.Task] += time.Duration(r.End - r.Start)
+			if l.Names[r.Lane] != "goroutine "+strconv.FormatUint(r.G, 10) {
+				t.Errorf("run %+v on lane %q", r, l.Names[r.Lane])
+			}
+		}
+	}
+	// A task that returns at once may begin and end at one tick of the
+	// trace's clock (64 CPU cycles on amd64), and have no run drawn.
+	drawn := 0
+	for _, x := range snap.Tasks {
+		ran := x.Ended.Sub(x.Started)
+		got := onCPU[x.ID]
+		if got > 0 {
+			drawn++
+		}
+		if got > ran || onProcs[x.ID] != got {
+			t.Errorf("task %d (%s): %v on its goroutine's lane, %v on procs' lanes; it ran %v", x.ID, x.Name, got, onProcs[x.ID], ran)
+		}
+		if x.Name == "first" && (ran < 20*time.Millisecond || got <= 0 || got > ran/2) {
+			t.Errorf("the first task ran %v, of which %v on a proc; want a run of over 20 ms, mostly blocked", ran, got)
+		}
+	}
+	if drawn == 0 {
+		t.Error("no task's run is drawn on its goroutine's lane")
+	}
+	if !strings.Contains(res.Summary, "goroutines that ran them") && !strings.Contains(res.Summary, "goroutine that ran them") {
+		t.Errorf("summary %q does not say the goroutines are drawn", res.Summary)
+	}
 }

@@ -43,6 +43,9 @@ func (p *Play) loadTrace(ctx app.Context, r *fileReader, name string) error {
 		return err
 	}
 	p.sess.NoteGoTrace(res.summary, res.omitted)
+	if err := p.sess.AddGoLanes(res.lanes, p.pauser(name)); err != nil {
+		return fmt.Errorf("%s: its goroutines and procs cannot be shown: %v", name, err)
+	}
 	return nil
 }
 
@@ -98,6 +101,7 @@ func isGoTraceFile(file safejs.Value) bool {
 type goTrace struct {
 	json             safejs.Value // a Blob
 	size             int64
+	lanes            []byte // the goroutine and proc lanes (golanes)
 	summary, omitted string
 }
 
@@ -148,7 +152,14 @@ func readGoTrace(file safejs.Value, progress func(events int)) (*goTrace, error)
 		}
 		sv, _ := data.Get("size")
 		size, _ := sv.Float()
-		ch <- answer{res: &goTrace{json: blob, size: int64(size), summary: str("summary"), omitted: str("omitted")}}
+		var lanes []byte
+		if lv, err := data.Get("lanes"); err == nil && !lv.IsUndefined() {
+			if n, err := lv.Length(); err == nil {
+				lanes = make([]byte, n)
+				safejs.CopyBytesToGo(lanes, lv)
+			}
+		}
+		ch <- answer{res: &goTrace{json: blob, size: int64(size), lanes: lanes, summary: str("summary"), omitted: str("omitted")}}
 		return nil
 	})
 	if err != nil {

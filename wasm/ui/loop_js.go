@@ -499,6 +499,7 @@ func (l *jsLoop) publish() {
 	l.setData("frameMaxMs", strconv.FormatFloat(s.max, 'f', 3, 64))
 	l.setData("bars", strconv.Itoa(l.drv.tl.Bars))
 	l.setData("lanes", strconv.Itoa(l.drv.tl.Lanes))
+	l.setData("runRows", strconv.Itoa(l.drv.tl.RunRows))
 	if snap := l.drv.frame.Snap; snap != nil {
 		l.setData("tasks", strconv.Itoa(len(snap.Tasks)))
 	}

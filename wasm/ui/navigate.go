@@ -32,21 +32,40 @@ type laneTasks struct {
 }
 
 // build indexes snap, unless it is the one indexed already.
-func (x *laneIndex) build(snap *trace.Snapshot) {
+func (x *laneIndex) build(snap *trace.Snapshot) { x.buildPausing(snap, nil) }
+
+// use takes on the index built by the loader of a trace (see
+// Frame.Loaded), when it is snap's.
+func (x *laneIndex) use(lo *loaded, snap *trace.Snapshot) {
+	if lo == nil || lo.index == nil {
+		return
+	}
+	if pre := lo.index; pre.snap == snap && pre.n == len(snap.Tasks) && x.snap != snap {
+		*x = *pre
+	}
+}
+
+// buildPausing is build that calls pause, if not nil, every few thousand
+// tasks: a loader builds the index of a large trace in slices, so that
+// its first frame does not.
+func (x *laneIndex) buildPausing(snap *trace.Snapshot, pause func()) {
 	if x.snap == snap && x.n == len(snap.Tasks) {
 		return
 	}
-	x.snap, x.n = snap, len(snap.Tasks)
-	x.byLane = make(map[int]*laneTasks)
+	x.snap, x.n = nil, 0
+	byLane := make(map[int]*laneTasks)
 	for i := range snap.Tasks {
+		if pause != nil && i%8192 == 8191 {
+			pause()
+		}
 		t := &snap.Tasks[i]
 		if t.Lane < 0 || t.Started.IsZero() {
 			continue
 		}
-		l := x.byLane[t.Lane]
+		l := byLane[t.Lane]
 		if l == nil {
 			l = &laneTasks{}
-			x.byLane[t.Lane] = l
+			byLane[t.Lane] = l
 		}
 		end := int64(openEnd)
 		if !t.Ended.IsZero() {
@@ -56,7 +75,10 @@ func (x *laneIndex) build(snap *trace.Snapshot) {
 		l.start = append(l.start, t.Started.UnixNano())
 		l.end = append(l.end, end)
 	}
-	for _, l := range x.byLane {
+	for _, l := range byLane {
+		if pause != nil {
+			pause()
+		}
 		if !slices.IsSorted(l.start) {
 			order := make([]int, len(l.idx))
 			for i := range order {
@@ -70,6 +92,7 @@ func (x *laneIndex) build(snap *trace.Snapshot) {
 			l.idx, l.start, l.end = idx, start, end
 		}
 	}
+	x.snap, x.n, x.byLane = snap, len(snap.Tasks), byLane
 }
 
 // startsFrom returns the first position from lo on whose task starts at
@@ -195,6 +218,7 @@ func (t *timeline) navRows(f Frame) [][]int {
 	}
 	if f.Replay && len(snap.Tasks) > indexFrom {
 		// A large loaded trace: its lanes are indexed in order already.
+		t.index.use(f.Loaded, snap)
 		t.index.build(snap)
 		for _, r := range t.rows {
 			var row []int

@@ -69,6 +69,19 @@ type replay struct {
 	rate       float64         // tasks ended a second, over the trace's span
 	link       string          // the live run's link, which a trace leaves as it is
 	noWaits    bool            // no task of the trace waited (traceWaited)
+	loaded     *loaded         // what frames draw of snap beyond its tasks; nil if nothing
+}
+
+// loaded is what the frames of a loaded trace draw from beyond its
+// snapshot: one pointer in a Frame, which is copied often.
+type loaded struct {
+	// runFrom is the ID of the first lane of a Go execution trace's
+	// goroutines and procs (Session.AddGoLanes), drawn below the tasks'
+	// lanes; 0 if there are none.
+	runFrom int
+	// index is the snapshot's tasks by lane, built by its loader in
+	// slices, for a large trace; nil if none.
+	index *laneIndex
 }
 
 // ChunkSize is how many tasks of a person's burst are handed to the runner
@@ -298,6 +311,9 @@ type Frame struct {
 	// the timeline keeps their height from the first frame, so that it
 	// does not grow as lanes appear.
 	Lanes int
+	// Loaded is what a loaded trace's frames draw from beyond Snap: its
+	// goroutines' and procs' lanes, its lane index; nil if nothing.
+	Loaded *loaded
 }
 
 // Frame moves the run along by one animation frame that took real time:
@@ -329,7 +345,7 @@ func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool
 			from, to = fixedFrom, fixedTo
 		}
 		return Frame{Snap: r.snap, Origin: r.start, Now: r.end.Sub(r.start), From: from, To: to,
-			ColorBy: s.sc.ColorBy, Levels: r.levels, Replay: true}
+			ColorBy: s.sc.ColorBy, Levels: r.levels, Replay: true, Loaded: r.loaded}
 	}
 	changed := false
 	switch {
@@ -691,16 +707,26 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 		return fmt.Errorf("%s holds no tasks to show", name)
 	}
 	pause(1)
-	prios := make([]core.Priority, len(snap.Tasks))
+	// traceLevels, in slices.
+	var levels []core.Priority
 	for i := range snap.Tasks {
-		prios[i] = snap.Tasks[i].Priority
+		if i%8192 == 8191 {
+			pause(1)
+		}
+		if len(levels) == maxShownLevels {
+			break
+		}
+		levels = addLevel(levels, snap.Tasks[i].Priority)
 	}
-	levels := traceLevels(prios)
 	pause(1)
+	index := prebuildIndex(snap, pause)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.playing = false
 	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: levels}
+	if index != nil {
+		rp.loaded = &loaded{index: index}
+	}
 
 	rp.times = "Times are the trace's own: since its first event."
 	if origin, ok := rec.Origin(); ok && !start.Before(origin) && start.Sub(origin) <= 24*time.Hour {
@@ -727,6 +753,18 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	rp.log.setQuery(s.logQuery)
 	s.replay = rp
 	return nil
+}
+
+// prebuildIndex returns the lane index of a large trace's snapshot (see
+// Frame.Loaded), built in slices between calls of pause, or nil for a
+// small one.
+func prebuildIndex(snap *trace.Snapshot, pause func(float64)) *laneIndex {
+	if len(snap.Tasks) <= indexFrom {
+		return nil
+	}
+	x := &laneIndex{}
+	x.buildPausing(snap, func() { pause(1) })
+	return x
 }
 
 // notJSON peeks at the start of a trace file and, when it is not JSON but

@@ -121,8 +121,11 @@ type timeline struct {
 	Height float64 // the canvas height the frame needed
 	Bars   int     // task bars drawn
 	Lanes  int     // lanes drawn (placeholders included)
-	Hover  *trace.Task
-	Ticks  []string // the time axis's labels
+	// RunRows are the rows of a Go execution trace's goroutines and procs
+	// drawn (Frame.Loaded), a "+N more lanes" row included.
+	RunRows int
+	Hover   *trace.Task
+	Ticks   []string // the time axis's labels
 	// Wide lists the tasks drawn across several rows (Semaphore holders of
 	// several tokens), at most maxWide: "name:row label+row label...@x y",
 	// x y being the centre of its first bar.
@@ -401,10 +404,12 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 	if k := sim.KindOf(f.Primitive); !f.Replay && f.Limit > 0 && k != nil && !k.Keys && !k.HasGroups() {
 		slots = min(f.Limit, maxRows)
 	}
-	var slotLanes, keyLanes []*trace.Lane
+	var slotLanes, keyLanes, runLanes []*trace.Lane
 	for i := range snap.Lanes {
 		l := &snap.Lanes[i]
-		if l.Slot >= 0 {
+		if lo := f.Loaded; lo != nil && lo.runFrom > 0 && l.ID >= lo.runFrom {
+			runLanes = append(runLanes, l)
+		} else if l.Slot >= 0 {
 			slotLanes = append(slotLanes, l)
 		} else {
 			keyLanes = append(keyLanes, l)
@@ -460,10 +465,17 @@ func (t *timeline) layoutLanes(f Frame, g *geometry) {
 		}
 		t.rows = append(t.rows, laneRow{label: label, lanes: []*trace.Lane{l}})
 	}
-	if len(t.rows) > maxRows {
-		more := len(t.rows) - (maxRows - 1)
-		t.rows = append(t.rows[:maxRows-1], laneRow{label: "+" + formatCount(more) + " more lanes", summary: true})
+	runRows := 0
+	if len(runLanes) > 0 {
+		runRows = min(len(runLanes), max(maxRows*2/5, 5))
 	}
+	if keep := maxRows - runRows; len(t.rows) > keep {
+		more := len(t.rows) - (keep - 1)
+		t.rows = append(t.rows[:keep-1], laneRow{label: "+" + formatCount(more) + " more lanes", summary: true})
+	}
+	taskRows := len(t.rows)
+	t.rows = appendRunRows(t.rows, runLanes, runRows)
+	t.RunRows = len(t.rows) - taskRows
 	if len(t.rows) == 0 {
 		t.rows = append(t.rows, laneRow{label: "no lanes yet"})
 	}
@@ -840,6 +852,9 @@ func (b *barPass) draw(i, row int, startNs, endNs int64) (skipTo int64) {
 // strong colour, an ended one's soft, outlined in the strong colour.
 func (b *barPass) shade(x *trace.Task) (fill, cap, edge string) {
 	sh := taskShade(b.f.ColorBy, b.f.Levels, x.Priority, x.Key)
+	if _, other := isRun(x.ID); other {
+		sh = shadeUnknown // a goroutine's run outside any sluice task
+	}
 	fill, edge = sh.soft, sh.strong
 	switch x.State {
 	case core.TaskRunning:
@@ -978,6 +993,7 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		t.selShown = false
 		// A large loaded trace: each lane's tasks in order of start, so
 		// that the window and the pixels are found by binary search.
+		t.index.use(f.Loaded, snap)
 		t.index.build(snap)
 		from, to := g.timeAt(g.plotL), g.timeAt(g.plotR)
 		for row, r := range t.rows {
@@ -1393,6 +1409,9 @@ func (t *timeline) TaskAt(f Frame, x, y float64) (string, bool) {
 
 // tooltipLines describes a task for its tooltip.
 func tooltipLines(x *trace.Task, f Frame, live bool) []string {
+	if run, other := isRun(x.ID); run {
+		return runLines(x, f, other)
+	}
 	name := x.Name
 	if name == "" {
 		name = "task " + strconv.FormatUint(x.ID, 10)

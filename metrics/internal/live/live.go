@@ -11,7 +11,6 @@
 package live
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,11 +21,19 @@ import (
 // [Reading.Counts].
 var Outcomes = [4]string{"finished", "failed", "canceled", "panicked"}
 
-// RingSize is how many live tasks the ring holds by their number, which
-// counts up per primitive: a queue's tasks are found there without a map,
-// in the order they come. A task still live when the ring comes round to
-// it again moves to a map.
-const RingSize = 4096
+// RingSize is how many live tasks the ring holds by their number at
+// first, and MaxRingSize at most: a queue's tasks are found there without
+// a map, in the order they come (their numbers count up per primitive).
+// A task that finds its slot taken by one still live doubles the ring,
+// up to MaxRingSize; beyond it, the live task moves to a map.
+const (
+	RingSize    = 4096
+	MaxRingSize = 1 << 17
+)
+
+// priorities is the range of priorities kept in an array, from
+// -priorities to priorities; others are kept in a map.
+const priorities = 16
 
 // Timing says which time an event yields.
 type Timing uint8
@@ -39,21 +46,33 @@ const (
 
 // Tracker follows one primitive's live tasks. P is what the caller keeps
 // per priority (its histograms), made once per priority by the function
-// given to [New], under the Tracker's lock. Its methods are safe for
-// concurrent use; an event costs a brief lock and a ring slot.
+// given to [New], from Observe.
+//
+// Observe must not be called from two goroutines at once, which is how
+// sluice/core calls an observer (one primitive's events, in order, never
+// from two goroutines at once): it takes no lock, and an event costs a
+// ring slot, found by the task's number, and no atomic add for a queue
+// (whose counts Read takes from its Stats); a Semaphore's ends, and
+// Consume's events, add to atomic counts. Watch and Read may be called
+// from any goroutine, at any time.
 type Tracker[P any] struct {
 	stats     atomic.Pointer[source]
 	semaphore atomic.Bool
 	outcomes  [4]atomic.Uint64 // by outcome index, from events
+	queued    atomic.Int64     // from events, for Consume
+	running   atomic.Int64
 
-	mu      sync.Mutex
+	// Observe's alone.
 	epoch   time.Time       // event times are kept as offsets from it
-	ring    *[RingSize]task // tasks seen enqueued and not ended, at Task % RingSize
+	ring    []task          // tasks seen enqueued and not ended, at Task % len(ring), a power of two
 	live    map[uint64]task // those a later task pushed out of the ring
-	prios   map[core.Priority]P
+	prioArr [2*priorities + 1]struct {
+		v    P
+		made bool
+	} // by priority + priorities
+	prios   map[core.Priority]P // priorities beyond the array's
 	newPrio func(core.Priority) P
-	queued  int64 // from events, for Consume
-	running int64
+	maxRing int // MaxRingSize; less in tests
 }
 
 // source reads a primitive's Stats.
@@ -76,10 +95,11 @@ type task struct {
 func New[P any](newPrio func(core.Priority) P) *Tracker[P] {
 	return &Tracker[P]{
 		epoch:   time.Now(),
-		ring:    new([RingSize]task),
+		ring:    make([]task, RingSize),
 		live:    map[uint64]task{},
 		prios:   map[core.Priority]P{},
 		newPrio: newPrio,
+		maxRing: MaxRingSize,
 	}
 }
 
@@ -105,66 +125,103 @@ func (t *Tracker[P]) Watch(p any) bool {
 // of a task that started, its run time (a Semaphore's holders are not
 // followed past their start: a release names no task).
 func (t *Tracker[P]) Observe(e core.Event) (what Timing, d time.Duration, p P) {
+	// The counts and gauges that Read takes from the events, for what
+	// has no Stats (Consume) or no outcome counts (a Semaphore): a
+	// queue's events cost no atomic add.
+	src := t.stats.Load()
+	gauges := src == nil
 	switch e.Kind {
 	case core.Enqueued:
 		at := e.Time.Sub(t.epoch)
-		t.mu.Lock()
-		s := &t.ring[e.Task%RingSize]
+		s := t.slot(e.Task)
 		if s.id != 0 {
 			t.live[s.id] = *s // still live: out of the ring's way
 		}
 		*s = task{id: e.Task, enq: at, prio: e.Priority}
-		t.queued++
-		t.mu.Unlock()
+		if gauges {
+			t.queued.Add(1)
+		}
 	case core.Started:
 		at := e.Time.Sub(t.epoch)
-		t.mu.Lock()
-		lt, ok := t.findLocked(e.Task)
+		lt, ok := t.find(e.Task)
 		if !ok {
-			t.mu.Unlock()
 			return None, 0, p
 		}
-		t.queued--
-		enq, pr := lt.enq, t.prioLocked(lt.prio)
+		enq, pr := lt.enq, t.prio(lt.prio)
 		if t.semaphore.Load() {
 			*lt = task{}
 		} else {
 			lt.start, lt.started = at, true
-			t.running++
 		}
-		t.mu.Unlock()
+		if gauges {
+			t.queued.Add(-1)
+			t.running.Add(1)
+		}
 		return Wait, at - enq, pr
 	case core.Finished, core.Failed, core.Canceled, core.Panicked:
-		t.outcomes[outcomeIndex(e.Kind)].Add(1)
+		if src == nil || src.queue == nil {
+			t.outcomes[outcomeIndex(e.Kind)].Add(1)
+		}
 		if e.Task == 0 {
 			return None, 0, p
 		}
 		at := e.Time.Sub(t.epoch)
-		t.mu.Lock()
-		lt, ok := t.findLocked(e.Task)
+		lt, ok := t.find(e.Task)
 		if !ok {
-			t.mu.Unlock()
 			return None, 0, p
 		}
 		x := *lt
 		*lt = task{}
 		if !x.started {
-			t.queued--
-			t.mu.Unlock()
+			if gauges {
+				t.queued.Add(-1)
+			}
 			return None, 0, p
 		}
-		t.running--
-		pr := t.prioLocked(x.prio)
-		t.mu.Unlock()
-		return Run, at - x.start, pr
+		if gauges {
+			t.running.Add(-1)
+		}
+		return Run, at - x.start, t.prio(x.prio)
 	}
 	return None, 0, p
 }
 
+// slot returns the ring slot of a new task id: free, or taken by a live
+// task when the ring has grown to its largest.
+func (t *Tracker[P]) slot(id uint64) *task {
+	for {
+		s := &t.ring[id&uint64(len(t.ring)-1)]
+		if s.id == 0 || len(t.ring) >= t.maxRing {
+			return s
+		}
+		t.grow()
+	}
+}
+
+// growLocked doubles the ring: a task at slot i goes to i or i + the old
+// size, which no other task of the old ring takes; the tasks in the map
+// come back to the ring where their slot is free.
+func (t *Tracker[P]) grow() {
+	ring := make([]task, 2*len(t.ring))
+	mask := uint64(len(ring) - 1)
+	for _, x := range t.ring {
+		if x.id != 0 {
+			ring[x.id&mask] = x
+		}
+	}
+	for id, x := range t.live {
+		if s := &ring[id&mask]; s.id == 0 {
+			*s = x
+			delete(t.live, id)
+		}
+	}
+	t.ring = ring
+}
+
 // findLocked returns the live task id, in its ring slot: a task a later
-// one pushed out into the map swaps places with that one. t.mu is held.
-func (t *Tracker[P]) findLocked(id uint64) (*task, bool) {
-	s := &t.ring[id%RingSize]
+// one pushed out into the map swaps places with that one.
+func (t *Tracker[P]) find(id uint64) (*task, bool) {
+	s := &t.ring[id&uint64(len(t.ring)-1)]
 	if s.id == id {
 		return s, true
 	}
@@ -180,8 +237,15 @@ func (t *Tracker[P]) findLocked(id uint64) (*task, bool) {
 	return s, true
 }
 
-// prioLocked returns what is kept for priority p. t.mu is held.
-func (t *Tracker[P]) prioLocked(p core.Priority) P {
+// prio returns what is kept for priority p, made on first use.
+func (t *Tracker[P]) prio(p core.Priority) P {
+	if p >= -priorities && p <= priorities {
+		x := &t.prioArr[p+priorities]
+		if !x.made {
+			x.v, x.made = t.newPrio(p), true
+		}
+		return x.v
+	}
 	v, ok := t.prios[p]
 	if !ok {
 		v = t.newPrio(p)
@@ -222,8 +286,7 @@ type Reading struct {
 }
 
 // Read reads the primitive's Stats, if Watch was given it, and the counts
-// from the events otherwise. It does not block beyond the Stats call and
-// a brief lock.
+// from the events otherwise. It does not block beyond the Stats call.
 func (t *Tracker[P]) Read() Reading {
 	var r Reading
 	for i := range r.Counts {
@@ -242,9 +305,7 @@ func (t *Tracker[P]) Read() Reading {
 		r.Source = Semaphore
 		r.Queued, r.Limit, r.Tokens = int64(st.Waiters), st.Limit, st.InUse
 	default:
-		t.mu.Lock()
-		r.Queued, r.Running = t.queued, t.running
-		t.mu.Unlock()
+		r.Queued, r.Running = t.queued.Load(), t.running.Load()
 	}
 	return r
 }

@@ -21,12 +21,14 @@ func ev(k core.EventKind, task uint64, ms int, p core.Priority) core.Event {
 
 // TestTracker follows tasks from their events: a start yields the wait, an
 // end the run time, with the priority's value; more live tasks than the
-// ring holds are still found; the counts and gauges come from the events
+// ring holds at first (it grows), and than it holds at most (the rest go
+// to a map), are still found; the counts and gauges come from the events
 // when no primitive is watched.
 func TestTracker(t *testing.T) {
 	made := map[core.Priority]int{}
 	tr := live.New(func(p core.Priority) core.Priority { made[p]++; return p })
-	const n = live.RingSize + 100 // the first 100 are pushed out of the ring
+	tr.SetMaxRing(2 * live.RingSize)
+	const n = 2*live.RingSize + 100 // the ring grows once; the first 100 are pushed out of it
 	for i := uint64(1); i <= n; i++ {
 		tr.Observe(ev(core.Enqueued, i, 0, core.Priority(i%2)))
 	}
@@ -97,5 +99,40 @@ func TestTrackerWatch(t *testing.T) {
 	s.Release(2)
 	if st.Watch(42) {
 		t.Error("Watch(42) = true")
+	}
+}
+
+// TestTrackerReadWhileObserving reads a queue's tracker while its events
+// come, as a scrape does: under the race detector, no race; the counts
+// come from the queue's Stats, the gauges never below zero.
+func TestTrackerReadWhileObserving(t *testing.T) {
+	tr := live.New(func(core.Priority) struct{} { return struct{}{} })
+	q := core.NewWorkQueue(4, core.WithObserver(func(e core.Event) { tr.Observe(e) }))
+	tr.Watch(q)
+	done := make(chan struct{})
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		for {
+			if r := tr.Read(); r.Queued < 0 || r.Running < 0 {
+				t.Errorf("Read() = %+v while observing", r)
+			}
+			select {
+			case <-done:
+				return
+			default:
+			}
+		}
+	}()
+	ctx := context.Background()
+	for range 2000 {
+		q.Go(ctx, func(context.Context) error { return nil })
+	}
+	q.Drain(ctx)
+	close(done)
+	<-read
+	q.Close()
+	if r := tr.Read(); r.Counts[0] != 2000 || r.Queued != 0 || r.Running != 0 {
+		t.Errorf("Read() = %+v after 2,000 tasks, want 2,000 finished, none queued or running", r)
 	}
 }

@@ -6,7 +6,7 @@
 // responsive while a trace is read. It sets one global function:
 //
 //	sluiceConvertGoTrace(bytes: Uint8Array, progress: (events) => void)
-//	  -> {json: Uint8Array, summary, omitted, tasks, events} | {error}
+//	  -> {json: Uint8Array, lanes: Uint8Array, summary, omitted, tasks, events} | {error}
 //
 // which converts a trace with sluice/wasm/gotrace; then it waits for calls.
 package main
@@ -16,6 +16,7 @@ import (
 	"syscall/js"
 
 	"sluice/wasm/gotrace"
+	"sluice/wasm/gotrace/golanes"
 )
 
 func main() {
@@ -45,5 +46,8 @@ func convert(_ js.Value, args []js.Value) any {
 	}
 	out := js.Global().Get("Uint8Array").New(len(res.JSON))
 	js.CopyBytesToJS(out, res.JSON)
-	return map[string]any{"json": out, "summary": res.Summary, "omitted": res.Omitted, "tasks": res.Tasks, "events": res.Events}
+	enc := golanes.Encode(&res.Lanes) // the goroutine and proc lanes (sluice/wasm/gotrace/golanes)
+	lanes := js.Global().Get("Uint8Array").New(len(enc))
+	js.CopyBytesToJS(lanes, enc)
+	return map[string]any{"json": out, "lanes": lanes, "summary": res.Summary, "omitted": res.Omitted, "tasks": res.Tasks, "events": res.Events}
 }
