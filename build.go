@@ -149,8 +149,9 @@ func wasmStale(root, goVersion string) (bool, string, error) {
 //     page, whose drawing is calls into the canvas through syscall/js,
 //     which inlining does not shorten) and core/trace (the recorder and
 //     the JSON reader) are compiled without inlining too: together that
-//     saves about 40 KB of the gzip-encoded binary, which keeps it under
-//     its 2.7 MB budget; the time of a frame, a seek or a trace load is
+//     saves about 40 KB of the gzip-encoded binary toward its 2.7 MB
+//     budget (2.725 MB with rewind, compare, the Go trace's goroutine
+//     lanes and the burst form); the time of a frame, a seek or a trace load is
 //     mostly the primitives' (core, inlined) and the browser's. The
 //     runtime keeps its inlining: without it app.wasm is 52 KB smaller,
 //     but a seek takes twice as long and a frame 40% longer (make perf).
