@@ -33,9 +33,12 @@ import (
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"sluice/core/trace"
@@ -60,6 +63,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
+	closeChromium()
 	if err := stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: server:", err)
 		code = 1
@@ -145,10 +149,15 @@ func startServer() (stop func() error, err error) {
 	}
 }
 
-// browser is one headless Chromium with a fresh profile and one tab, and
+// browser is one tab of the tests' Chromium, in a browser context of its
+// own (a fresh profile: its own cache, storage and service workers), and
 // what the tab reported: every request it made and every error it logged.
 type browser struct {
 	ctx context.Context
+
+	// browserContext is the tab's browser context, for the Browser
+	// domain's commands that take one (downloads).
+	browserContext cdp.BrowserContextID
 
 	mu       sync.Mutex
 	requests []string // URLs, in the order the tab sent them
@@ -156,17 +165,20 @@ type browser struct {
 	gzipWasm bool     // whether app.wasm arrived gzip-encoded
 }
 
-// newBrowser starts Chromium for one test; it is closed when the test ends.
-func newBrowser(t *testing.T) *browser {
-	t.Helper()
-	exe := os.Getenv("CHROMIUM")
-	if exe == "" {
-		exe = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(exe); err != nil {
-		t.Fatalf("Chromium not found at %s (install the Debian package chromium, or set CHROMIUM): %v", exe, err)
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+// chromium is the one headless Chromium that the tests' tabs run in,
+// started by the first newBrowser and closed by TestMain. Starting it
+// takes seconds on a small machine; a tab in a new browser context of it,
+// a fraction of that, with the same isolation as a fresh profile.
+var chromium struct {
+	mu     sync.Mutex
+	ctx    context.Context // the browser's first tab: its Browser executor runs the commands below
+	cancel func()          // closes it, then ends its allocator
+	dir    string          // its profile, removed once it is closed
+}
+
+// chromiumOptions are the flags the tests' Chromium starts with.
+func chromiumOptions(exe string) []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:len(chromedp.DefaultExecAllocatorOptions):len(chromedp.DefaultExecAllocatorOptions)],
 		chromedp.ExecPath(exe),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -176,42 +188,149 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.Flag("disable-sync", true),
 		chromedp.WindowSize(1400, 1000),
 	)
-	b := &browser{}
-	// The first Run starts Chromium, which lives as long as tabCtx: it must
-	// not be a context that ends before the cleanup. On a loaded machine
-	// Chromium now and then exits as it starts, before it listens: that
-	// start is retried, with a fresh profile, twice at most.
-	var tabCtx context.Context
-	for attempt := 1; ; attempt++ {
-		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-			append(opts[:len(opts):len(opts)], chromedp.UserDataDir(t.TempDir()))...)
-		ctx, cancelTab := chromedp.NewContext(allocCtx)
-		b.listen(ctx)
-		err := chromedp.Run(ctx, network.Enable(), log.Enable(), runtime.Enable())
-		if err == nil {
-			tabCtx = ctx
-			t.Cleanup(func() {
-				// Close Chromium gracefully and wait for it, so that it has
-				// stopped writing its profile before t.TempDir is removed.
-				if err := chromedp.Cancel(ctx); err != nil {
-					t.Logf("closing Chromium: %v", err)
-				}
-				cancelTab()
-				cancelAlloc()
-			})
-			break
+}
+
+// sharedChromium returns the context of the tests' Chromium, starting it
+// if it is not running (the first time, or after it exited). On a loaded
+// machine Chromium now and then exits as it starts, before it listens:
+// that start is retried, with a fresh profile, twice at most.
+func sharedChromium(t *testing.T) context.Context {
+	t.Helper()
+	chromium.mu.Lock()
+	defer chromium.mu.Unlock()
+	if chromium.ctx != nil {
+		if chromium.ctx.Err() == nil {
+			return chromium.ctx
 		}
-		cancelTab()
+		t.Logf("Chromium exited (%v): starting it again", context.Cause(chromium.ctx))
+		closeChromiumLocked()
+	}
+	exe := os.Getenv("CHROMIUM")
+	if exe == "" {
+		exe = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(exe); err != nil {
+		t.Fatalf("Chromium not found at %s (install the Debian package chromium, or set CHROMIUM): %v", exe, err)
+	}
+	for attempt := 1; ; attempt++ {
+		dir, err := os.MkdirTemp("", "sluice-e2e-chromium-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+			append(chromiumOptions(exe), chromedp.UserDataDir(dir))...)
+		ctx, cancelBrowser := chromedp.NewContext(allocCtx)
+		// The first Run starts Chromium, which lives as long as ctx.
+		err = chromedp.Run(ctx)
+		if err == nil {
+			chromium.ctx, chromium.dir = ctx, dir
+			chromium.cancel = func() {
+				// Close Chromium gracefully and wait for it, so that it
+				// has stopped writing its profile before it is removed.
+				cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+				defer cancel()
+				if err := chromedp.Cancel(cctx); err != nil && !errors.Is(err, context.Canceled) {
+					fmt.Fprintln(os.Stderr, "e2e: closing Chromium:", err)
+				}
+				cancelBrowser()
+				cancelAlloc()
+			}
+			return ctx
+		}
+		cancelBrowser()
 		cancelAlloc()
+		os.RemoveAll(dir)
 		if attempt == 3 || !strings.Contains(err.Error(), "failed to start") && !strings.Contains(err.Error(), "websocket url timeout") {
 			t.Fatalf("starting Chromium (attempt %d): %v", attempt, err)
 		}
 		t.Logf("starting Chromium (attempt %d), retrying: %v", attempt, err)
 	}
+}
+
+// closeChromium closes the tests' Chromium, if it was started, and
+// removes its profile.
+func closeChromium() {
+	chromium.mu.Lock()
+	defer chromium.mu.Unlock()
+	closeChromiumLocked()
+}
+
+func closeChromiumLocked() {
+	if chromium.ctx == nil {
+		return
+	}
+	chromium.cancel()
+	os.RemoveAll(chromium.dir)
+	chromium.ctx, chromium.cancel, chromium.dir = nil, nil, ""
+}
+
+// newBrowser opens a tab for one test, in a new browser context of the
+// tests' Chromium (nothing cached or stored from another test), in a
+// window of its own, 1400×1000, in front; the tab and its context are
+// closed when the test ends.
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	b := &browser{}
+	for attempt := 1; ; attempt++ {
+		ctx, err := b.openTab(t, sharedChromium(t))
+		if err == nil {
+			b.ctx = ctx
+			return b
+		}
+		// A browser that went away between the check and the tab is
+		// started again, once.
+		if attempt == 2 || sharedChromiumAlive() {
+			t.Fatalf("opening a tab in Chromium: %v", err)
+		}
+		t.Logf("opening a tab in Chromium (attempt %d), retrying: %v", attempt, err)
+	}
+}
+
+func sharedChromiumAlive() bool {
+	chromium.mu.Lock()
+	defer chromium.mu.Unlock()
+	return chromium.ctx != nil && chromium.ctx.Err() == nil
+}
+
+// openTab opens b's tab in a new browser context of the Chromium of
+// browserCtx, and registers its closing as a cleanup of t.
+func (b *browser) openTab(t *testing.T, browserCtx context.Context) (context.Context, error) {
+	t.Helper()
+	exec := cdp.WithExecutor(browserCtx, chromedp.FromContext(browserCtx).Browser)
+	bc, err := target.CreateBrowserContext().Do(exec)
+	if err != nil {
+		return nil, fmt.Errorf("creating a browser context: %v", err)
+	}
+	dispose := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := target.DisposeBrowserContext(bc).Do(cdp.WithExecutor(ctx, chromedp.FromContext(browserCtx).Browser)); err != nil && browserCtx.Err() == nil {
+			t.Logf("closing the tab's browser context: %v", err)
+		}
+	}
+	id, err := target.CreateTarget("about:blank").WithBrowserContextID(bc).
+		WithNewWindow(true).WithWidth(1400).WithHeight(1000).Do(exec)
+	if err != nil {
+		dispose()
+		return nil, fmt.Errorf("opening a tab: %v", err)
+	}
+	tabCtx, cancelTab := chromedp.NewContext(browserCtx, chromedp.WithTargetID(id))
+	b.browserContext = bc
+	b.listen(tabCtx)
+	if err := chromedp.Run(tabCtx, page.BringToFront(), network.Enable(), log.Enable(), runtime.Enable()); err != nil {
+		cancelTab()
+		dispose()
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(tabCtx, 3*time.Minute)
-	t.Cleanup(cancel)
-	b.ctx = ctx
-	return b
+	t.Cleanup(func() {
+		cancel()
+		// Closing the tab (chromedp closes the target it attached to)
+		// and its context ends what the page was doing.
+		cancelTab()
+		dispose()
+	})
+	return ctx, nil
 }
 
 // listen records, for checkClean and the failure messages, what the tab
@@ -570,7 +689,7 @@ func TestTrace(t *testing.T) {
 	var ok bool
 	ps, _ := sim.PresetByID("consumers")
 	b.run(t, "running a preset",
-		cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(dir),
+		cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(dir).WithBrowserContextID(b.browserContext),
 		chromedp.Navigate(base+"/"),
 		chromedp.WaitVisible(mounted),
 		chromedp.Click("#preset-"+ps.ID, chromedp.ByQuery),
