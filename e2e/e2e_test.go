@@ -379,11 +379,40 @@ func (b *browser) run(t *testing.T, what string, actions ...chromedp.Action) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, waitLong)
 	defer cancel()
-	if err := chromedp.Run(ctx, actions...); err != nil {
+	if os.Getenv("E2E_STEPS") != "" {
+		t0 := time.Now()
+		defer func() { t.Logf("step %q: %v", what, time.Since(t0).Round(time.Millisecond)) }()
+	}
+	if err := chromedp.Run(ctx, b.inContext(actions)...); err != nil {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		t.Fatalf("%s: %v\npage errors:\n%s", what, err, strings.Join(b.errors, "\n"))
 	}
+}
+
+// inContext returns actions with the Browser domain's commands that take
+// a browser context, and name none, aimed at the tab's: without one they
+// would change the browser's default context, which no tab uses.
+func (b *browser) inContext(actions []chromedp.Action) []chromedp.Action {
+	out := make([]chromedp.Action, len(actions))
+	for i, a := range actions {
+		switch p := a.(type) {
+		case *cdpbrowser.SetDownloadBehaviorParams:
+			if p.BrowserContextID == "" {
+				a = p.WithBrowserContextID(b.browserContext)
+			}
+		case *cdpbrowser.SetPermissionParams:
+			if p.BrowserContextID == "" {
+				a = p.WithBrowserContextID(b.browserContext)
+			}
+		case *cdpbrowser.ResetPermissionsParams:
+			if p.BrowserContextID == "" {
+				a = p.WithBrowserContextID(b.browserContext)
+			}
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // checkClean fails the test if the tab sent a request anywhere but the
@@ -689,7 +718,7 @@ func TestTrace(t *testing.T) {
 	var ok bool
 	ps, _ := sim.PresetByID("consumers")
 	b.run(t, "running a preset",
-		cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(dir).WithBrowserContextID(b.browserContext),
+		cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(dir),
 		chromedp.Navigate(base+"/"),
 		chromedp.WaitVisible(mounted),
 		chromedp.Click("#preset-"+ps.ID, chromedp.ByQuery),
