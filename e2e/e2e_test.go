@@ -9,6 +9,12 @@
 // /usr/bin/chromium, or the binary named by $CHROMIUM. Screenshots go to
 // e2e/artifacts/. The perf probe (perf_test.go) runs with the tags e2e and
 // perf: make perf.
+//
+// The tests share one Chromium, each in a tab and browser context of its
+// own (newBrowser), and the tests that call t.Parallel run two at a time
+// (unless -parallel says otherwise): nothing here may depend on another
+// test's page, and what a test waits for is a condition on its own page,
+// not a time.
 package e2e
 
 import (
@@ -17,6 +23,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -34,6 +41,7 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -57,6 +65,15 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	// Two tests at a time, whatever the number of cores, unless -parallel
+	// says otherwise: the pages take a core each, and a test waits for
+	// its page to reach a state, so more at once makes them all slower.
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", "2")
+	}
 	stop, err := startServer()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
@@ -317,7 +334,10 @@ func (b *browser) openTab(t *testing.T, browserCtx context.Context) (context.Con
 	tabCtx, cancelTab := chromedp.NewContext(browserCtx, chromedp.WithTargetID(id))
 	b.browserContext = bc
 	b.listen(tabCtx)
-	if err := chromedp.Run(tabCtx, page.BringToFront(), network.Enable(), log.Enable(), runtime.Enable()); err != nil {
+	// Two tests' windows are open at once (the tests run in parallel):
+	// each page is told it has the focus, as a window in front has.
+	if err := chromedp.Run(tabCtx, page.BringToFront(), emulation.SetFocusEmulationEnabled(true),
+		network.Enable(), log.Enable(), runtime.Enable()); err != nil {
 		cancelTab()
 		dispose()
 		return nil, err
@@ -580,6 +600,7 @@ func checkRun(t *testing.T, s stats, sc sim.Scenario) {
 }
 
 func TestPlayground(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	b.run(t, "loading the playground",
 		chromedp.Navigate(base+"/"),
@@ -648,6 +669,7 @@ func TestPlayground(t *testing.T) {
 // TestLink changes the setup and adds work, copies the link, and opens it
 // again: the same scenario comes back, and runs the same way.
 func TestLink(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "setting up a scenario",
@@ -713,6 +735,7 @@ func TestLink(t *testing.T) {
 // TestTrace downloads a run's trace, loads it back to replay it, and loads
 // a file that is not a trace.
 func TestTrace(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	dir := t.TempDir()
 	var ok bool
@@ -801,6 +824,7 @@ func waitFile(t *testing.T, pattern string) string {
 // TestBadInput opens a malformed link and asks for a burst beyond the
 // limits: the page says what is wrong and keeps working.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "opening a malformed link",
@@ -836,6 +860,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestEmbed(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	// Pause and play again while the first run is going; the run ends.
@@ -881,6 +906,7 @@ func TestEmbed(t *testing.T) {
 // the server must let it be framed; the embed reports its height and
 // answers the host's messages.
 func TestEmbedInFrame(t *testing.T) {
+	t.Parallel()
 	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<!DOCTYPE html><title>host</title>
@@ -980,6 +1006,7 @@ window.last = (kind) => replies.filter((r) => r.sluice === kind).pop();
 // TestStaticExport exports the playground as a static site, serves it
 // with a plain file server, and loads both pages.
 func TestStaticExport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	export := exec.Command(serverBin, "-export", dir)
 	export.Dir = root
@@ -1100,6 +1127,7 @@ func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams {
 // cap, priority levels of its own and named keys, runs it to the end, and
 // types a bad priority list.
 func TestLimitsLevelsAndKeys(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	sc := sim.Scenario{V: sim.Version, Primitive: sim.Keyed, Seed: 3, Limit: 500, IdleMS: 200, Speed: 10,
 		Bursts: []sim.Burst{

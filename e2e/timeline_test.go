@@ -127,6 +127,7 @@ func sheetFor(name string) string {
 // nothing; the sheet's Cancel button cancels it. The presets are at the
 // top of the phone's page.
 func TestTouch(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	b.phone(t)
 	b.run(t, "loading the playground on a phone",
@@ -209,6 +210,7 @@ func pinch(x, y, d0, d1 float64) chromedp.Action {
 
 // TestKeyboard drives the timeline from the keyboard alone.
 func TestKeyboard(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	b.run(t, "loading the playground",
 		chromedp.Navigate(base+"/"),
@@ -285,6 +287,7 @@ func (b *browser) window(t *testing.T) span {
 // TestZoomPan zooms with the wheel around the pointer, pans by dragging,
 // and fits again.
 func TestZoomPan(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	b.run(t, "loading the playground",
 		chromedp.Navigate(base+"/"),
@@ -418,6 +421,7 @@ const watchProgress = `(() => {
 // (3 s and 16 ms are its targets): here, beside other tests on a loaded
 // machine, the times are only logged.
 func TestLargeTrace(t *testing.T) {
+	t.Parallel()
 	const n = 200_000
 	file := foreignTrace(t, n, 8, 5_000_000, 50, 40) // from 5 s, 1.25 s long
 	b := newBrowser(t)
@@ -437,6 +441,7 @@ func TestLargeTrace(t *testing.T) {
 // task with its times, state and error, drawn zoomed out at desktop and
 // phone size. Its times are logged, as TestLargeTrace's are.
 func TestLargeOwnTrace(t *testing.T) {
+	t.Parallel()
 	const n = 200_000
 	first := time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
 	// A task every 6.25 µs on 8 lanes: 1.25 s, and 40 µs more for the last.
@@ -543,6 +548,7 @@ func (b *browser) measureFrames(t *testing.T, n int) frameStats {
 // TestTinyTimes shows a trace whose tasks take microseconds: the axis
 // labels adapt instead of showing every time as 0 s.
 func TestTinyTimes(t *testing.T) {
+	t.Parallel()
 	file := foreignTrace(t, 200, 2, 0, 5, 4) // 0.5 ms in all
 	b := newBrowser(t)
 	var ticks0 string
@@ -573,6 +579,7 @@ func TestTinyTimes(t *testing.T) {
 // TestTraceOmitted loads a trace whose recorder kept fewer tasks than it
 // saw: the page says what is left out and why.
 func TestTraceOmitted(t *testing.T) {
+	t.Parallel()
 	rec := trace.NewRecorder(trace.Config{MaxFinished: 1000})
 	at := time.Unix(1000, 0)
 	for i := 1; i <= 3000; i++ {
@@ -608,6 +615,7 @@ func TestTraceOmitted(t *testing.T) {
 // timeline; Add burst and the run controls are on the first screen at
 // 1400×1000.
 func TestLayout(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	b.run(t, "loading the playground",
 		chromedp.Navigate(base+"/"),
@@ -655,6 +663,7 @@ func TestLayout(t *testing.T) {
 // TestLogs lets a run finish: the event log and the messages keep more
 // than a screenful, scroll, count and filter.
 func TestLogs(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "running a preset",
@@ -704,6 +713,7 @@ func TestLogs(t *testing.T) {
 // that a click aimed at it lands on it whatever the scenario's description.
 // A long description is cut to two lines with a button that shows it whole.
 func TestTimelineStays(t *testing.T) {
+	t.Parallel()
 	ids := []string{}
 	for _, ps := range append(sim.Presets(), sim.Blank()) {
 		ids = append(ids, ps.ID)
@@ -711,6 +721,7 @@ func TestTimelineStays(t *testing.T) {
 	const top = `(() => document.querySelector('#timeline').getBoundingClientRect().top + window.scrollY)()`
 	for _, size := range []string{"desktop", "phone"} {
 		t.Run(size, func(t *testing.T) {
+			t.Parallel()
 			b := newBrowser(t)
 			if size == "phone" {
 				b.phone(t)
