@@ -135,6 +135,14 @@ func TestTouch(t *testing.T) {
 		chromedp.WaitVisible(mounted),
 		chromedp.WaitVisible(`#timeline[data-interactive="true"]`),
 	)
+	// Paused for the screenshots, which take seconds on a loaded
+	// machine: the run must not end before pausedHit catches a task.
+	var ok bool
+	b.run(t, "pausing for the screenshots",
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase !== "playing" || (document.querySelector('#play').click(), true)`,
+			&ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
 	var presetTop float64
 	b.run(t, "finding the presets", chromedp.Evaluate(`(() => {
 		window.scrollTo(0, 0);
@@ -146,10 +154,13 @@ func TestTouch(t *testing.T) {
 	}
 	b.viewShot(t, "phone.png")
 	b.screenshot(t, "phone-full.png")
+	b.run(t, "playing on",
+		chromedp.Click("#play", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "playing"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
 
 	x, y, name := b.pausedHit(t)
 	before := b.stats(t)
-	var ok bool
 	b.run(t, "tapping "+name,
 		tap(x, y),
 		chromedp.Poll(sheetFor(name), &ok, chromedp.WithPollingTimeout(waitLong)),
