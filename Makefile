@@ -131,10 +131,15 @@ test-vet:
 		mods=$$($(GO) mod edit -json | grep '"Path"' | grep -v -e "\"go.uber.org/goleak\"" -e "\"golang.org/x/exp\"" -e "\"sluice/core\"" || true); \
 		if [ -n "$$mods" ]; then echo "core's go.mod requires more than its tests' goleak and x/exp:"; echo "$$mods"; exit 1; fi)
 
+# The root module, the observing modules and core at once: each go test
+# leaves cores idle while one long package or a link runs alone, and the
+# three together keep them busy. The step fails if any of them fails.
 test-race:
-	$(call timed,go test -race,$(GO) test -race -count=1 ./... && \
-		for m in $(OBSERVE_MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done && \
-		cd core && $(GO) test -race -count=1 ./...)
+	$(call timed,go test -race,pids=; \
+		$(GO) test -race -count=1 ./... & pids="$$pids $$!"; \
+		(for m in $(OBSERVE_MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done) & pids="$$pids $$!"; \
+		(cd core && $(GO) test -race -count=1 ./...) & pids="$$pids $$!"; \
+		st=0; for p in $$pids; do wait $$p || st=1; done; [ $$st = 0 ])
 
 # The rabbitmq module against real brokers: each test binary starts its own
 # node on loopback (rabbitmq/rabbittest) and stops it by its process id.

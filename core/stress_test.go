@@ -22,13 +22,10 @@ import (
 // tests), panics, breaks a limit, or loses or doubles a task.
 
 // The size of a cancellation storm: stStormSize waiters or tasks in all
-// (also under the race detector, which takes a few seconds for them all),
-// stStormWave in flight at once, since the race detector allows 8128 live
-// goroutines.
-const (
-	stStormSize = 100_000
-	stStormWave = 2000
-)
+// (stress_race_test.go and stress_norace_test.go: a quarter under the race
+// detector, which slows each many times), stStormWave in flight at once,
+// since the race detector allows 8128 live goroutines.
+const stStormWave = 2000
 
 // stStormTotal returns how many waiters or tasks a cancellation storm
 // runs: stStormSize, a quarter of it on single-threaded js/wasm.

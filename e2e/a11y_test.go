@@ -55,6 +55,7 @@ func reportAxe(t *testing.T, page string, found []violation) {
 // details open, with a scenario's description cut short and whole, with a
 // loaded trace, and against the embed: no serious or critical violation.
 func TestAccessibility(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	b.run(t, "loading the playground",
 		chromedp.Navigate(base+"/"),

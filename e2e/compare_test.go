@@ -156,6 +156,7 @@ var scrollToRuns = chromedp.Evaluate(`document.querySelector('#run-a-label').scr
 // work from the keyboard and have accessible names; axe-core finds no
 // serious or critical violation with a comparison open.
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	var last, rewound compareView
 	t.Run("desktop", func(t *testing.T) {
 		b := newBrowser(t)

@@ -9,6 +9,12 @@
 // /usr/bin/chromium, or the binary named by $CHROMIUM. Screenshots go to
 // e2e/artifacts/. The perf probe (perf_test.go) runs with the tags e2e and
 // perf: make perf.
+//
+// The tests share one Chromium, each in a tab and browser context of its
+// own (newBrowser), and the tests that call t.Parallel run two at a time
+// (unless -parallel says otherwise): nothing here may depend on another
+// test's page, and what a test waits for is a condition on its own page,
+// not a time.
 package e2e
 
 import (
@@ -17,6 +23,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,9 +40,13 @@ import (
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"sluice/core/trace"
@@ -54,12 +65,22 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	// Two tests at a time, whatever the number of cores, unless -parallel
+	// says otherwise: the pages take a core each, and a test waits for
+	// its page to reach a state, so more at once makes them all slower.
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", "2")
+	}
 	stop, err := startServer()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
 	code := m.Run()
+	closeChromium()
 	if err := stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: server:", err)
 		code = 1
@@ -145,10 +166,15 @@ func startServer() (stop func() error, err error) {
 	}
 }
 
-// browser is one headless Chromium with a fresh profile and one tab, and
+// browser is one tab of the tests' Chromium, in a browser context of its
+// own (a fresh profile: its own cache, storage and service workers), and
 // what the tab reported: every request it made and every error it logged.
 type browser struct {
 	ctx context.Context
+
+	// browserContext is the tab's browser context, for the Browser
+	// domain's commands that take one (downloads).
+	browserContext cdp.BrowserContextID
 
 	mu       sync.Mutex
 	requests []string // URLs, in the order the tab sent them
@@ -156,17 +182,20 @@ type browser struct {
 	gzipWasm bool     // whether app.wasm arrived gzip-encoded
 }
 
-// newBrowser starts Chromium for one test; it is closed when the test ends.
-func newBrowser(t *testing.T) *browser {
-	t.Helper()
-	exe := os.Getenv("CHROMIUM")
-	if exe == "" {
-		exe = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(exe); err != nil {
-		t.Fatalf("Chromium not found at %s (install the Debian package chromium, or set CHROMIUM): %v", exe, err)
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+// chromium is the one headless Chromium that the tests' tabs run in,
+// started by the first newBrowser and closed by TestMain. Starting it
+// takes seconds on a small machine; a tab in a new browser context of it,
+// a fraction of that, with the same isolation as a fresh profile.
+var chromium struct {
+	mu     sync.Mutex
+	ctx    context.Context // the browser's first tab: its Browser executor runs the commands below
+	cancel func()          // closes it, then ends its allocator
+	dir    string          // its profile, removed once it is closed
+}
+
+// chromiumOptions are the flags the tests' Chromium starts with.
+func chromiumOptions(exe string) []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:len(chromedp.DefaultExecAllocatorOptions):len(chromedp.DefaultExecAllocatorOptions)],
 		chromedp.ExecPath(exe),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -176,42 +205,152 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.Flag("disable-sync", true),
 		chromedp.WindowSize(1400, 1000),
 	)
-	b := &browser{}
-	// The first Run starts Chromium, which lives as long as tabCtx: it must
-	// not be a context that ends before the cleanup. On a loaded machine
-	// Chromium now and then exits as it starts, before it listens: that
-	// start is retried, with a fresh profile, twice at most.
-	var tabCtx context.Context
-	for attempt := 1; ; attempt++ {
-		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-			append(opts[:len(opts):len(opts)], chromedp.UserDataDir(t.TempDir()))...)
-		ctx, cancelTab := chromedp.NewContext(allocCtx)
-		b.listen(ctx)
-		err := chromedp.Run(ctx, network.Enable(), log.Enable(), runtime.Enable())
-		if err == nil {
-			tabCtx = ctx
-			t.Cleanup(func() {
-				// Close Chromium gracefully and wait for it, so that it has
-				// stopped writing its profile before t.TempDir is removed.
-				if err := chromedp.Cancel(ctx); err != nil {
-					t.Logf("closing Chromium: %v", err)
-				}
-				cancelTab()
-				cancelAlloc()
-			})
-			break
+}
+
+// sharedChromium returns the context of the tests' Chromium, starting it
+// if it is not running (the first time, or after it exited). On a loaded
+// machine Chromium now and then exits as it starts, before it listens:
+// that start is retried, with a fresh profile, twice at most.
+func sharedChromium(t *testing.T) context.Context {
+	t.Helper()
+	chromium.mu.Lock()
+	defer chromium.mu.Unlock()
+	if chromium.ctx != nil {
+		if chromium.ctx.Err() == nil {
+			return chromium.ctx
 		}
-		cancelTab()
+		t.Logf("Chromium exited (%v): starting it again", context.Cause(chromium.ctx))
+		closeChromiumLocked()
+	}
+	exe := os.Getenv("CHROMIUM")
+	if exe == "" {
+		exe = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(exe); err != nil {
+		t.Fatalf("Chromium not found at %s (install the Debian package chromium, or set CHROMIUM): %v", exe, err)
+	}
+	for attempt := 1; ; attempt++ {
+		dir, err := os.MkdirTemp("", "sluice-e2e-chromium-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+			append(chromiumOptions(exe), chromedp.UserDataDir(dir))...)
+		ctx, cancelBrowser := chromedp.NewContext(allocCtx)
+		// The first Run starts Chromium, which lives as long as ctx.
+		err = chromedp.Run(ctx)
+		if err == nil {
+			chromium.ctx, chromium.dir = ctx, dir
+			chromium.cancel = func() {
+				// Close Chromium gracefully and wait for it, so that it
+				// has stopped writing its profile before it is removed.
+				cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+				defer cancel()
+				if err := chromedp.Cancel(cctx); err != nil && !errors.Is(err, context.Canceled) {
+					fmt.Fprintln(os.Stderr, "e2e: closing Chromium:", err)
+				}
+				cancelBrowser()
+				cancelAlloc()
+			}
+			return ctx
+		}
+		cancelBrowser()
 		cancelAlloc()
+		os.RemoveAll(dir)
 		if attempt == 3 || !strings.Contains(err.Error(), "failed to start") && !strings.Contains(err.Error(), "websocket url timeout") {
 			t.Fatalf("starting Chromium (attempt %d): %v", attempt, err)
 		}
 		t.Logf("starting Chromium (attempt %d), retrying: %v", attempt, err)
 	}
+}
+
+// closeChromium closes the tests' Chromium, if it was started, and
+// removes its profile.
+func closeChromium() {
+	chromium.mu.Lock()
+	defer chromium.mu.Unlock()
+	closeChromiumLocked()
+}
+
+func closeChromiumLocked() {
+	if chromium.ctx == nil {
+		return
+	}
+	chromium.cancel()
+	os.RemoveAll(chromium.dir)
+	chromium.ctx, chromium.cancel, chromium.dir = nil, nil, ""
+}
+
+// newBrowser opens a tab for one test, in a new browser context of the
+// tests' Chromium (nothing cached or stored from another test), in a
+// window of its own, 1400×1000, in front; the tab and its context are
+// closed when the test ends.
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	b := &browser{}
+	for attempt := 1; ; attempt++ {
+		ctx, err := b.openTab(t, sharedChromium(t))
+		if err == nil {
+			b.ctx = ctx
+			return b
+		}
+		// A browser that went away between the check and the tab is
+		// started again, once.
+		if attempt == 2 || sharedChromiumAlive() {
+			t.Fatalf("opening a tab in Chromium: %v", err)
+		}
+		t.Logf("opening a tab in Chromium (attempt %d), retrying: %v", attempt, err)
+	}
+}
+
+func sharedChromiumAlive() bool {
+	chromium.mu.Lock()
+	defer chromium.mu.Unlock()
+	return chromium.ctx != nil && chromium.ctx.Err() == nil
+}
+
+// openTab opens b's tab in a new browser context of the Chromium of
+// browserCtx, and registers its closing as a cleanup of t.
+func (b *browser) openTab(t *testing.T, browserCtx context.Context) (context.Context, error) {
+	t.Helper()
+	exec := cdp.WithExecutor(browserCtx, chromedp.FromContext(browserCtx).Browser)
+	bc, err := target.CreateBrowserContext().Do(exec)
+	if err != nil {
+		return nil, fmt.Errorf("creating a browser context: %v", err)
+	}
+	dispose := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := target.DisposeBrowserContext(bc).Do(cdp.WithExecutor(ctx, chromedp.FromContext(browserCtx).Browser)); err != nil && browserCtx.Err() == nil {
+			t.Logf("closing the tab's browser context: %v", err)
+		}
+	}
+	id, err := target.CreateTarget("about:blank").WithBrowserContextID(bc).
+		WithNewWindow(true).WithWidth(1400).WithHeight(1000).Do(exec)
+	if err != nil {
+		dispose()
+		return nil, fmt.Errorf("opening a tab: %v", err)
+	}
+	tabCtx, cancelTab := chromedp.NewContext(browserCtx, chromedp.WithTargetID(id))
+	b.browserContext = bc
+	b.listen(tabCtx)
+	// Two tests' windows are open at once (the tests run in parallel):
+	// each page is told it has the focus, as a window in front has.
+	if err := chromedp.Run(tabCtx, page.BringToFront(), emulation.SetFocusEmulationEnabled(true),
+		network.Enable(), log.Enable(), runtime.Enable()); err != nil {
+		cancelTab()
+		dispose()
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(tabCtx, 3*time.Minute)
-	t.Cleanup(cancel)
-	b.ctx = ctx
-	return b
+	t.Cleanup(func() {
+		cancel()
+		// Closing the tab (chromedp closes the target it attached to)
+		// and its context ends what the page was doing.
+		cancelTab()
+		dispose()
+	})
+	return ctx, nil
 }
 
 // listen records, for checkClean and the failure messages, what the tab
@@ -260,11 +399,40 @@ func (b *browser) run(t *testing.T, what string, actions ...chromedp.Action) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, waitLong)
 	defer cancel()
-	if err := chromedp.Run(ctx, actions...); err != nil {
+	if os.Getenv("E2E_STEPS") != "" {
+		t0 := time.Now()
+		defer func() { t.Logf("step %q: %v", what, time.Since(t0).Round(time.Millisecond)) }()
+	}
+	if err := chromedp.Run(ctx, b.inContext(actions)...); err != nil {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		t.Fatalf("%s: %v\npage errors:\n%s", what, err, strings.Join(b.errors, "\n"))
 	}
+}
+
+// inContext returns actions with the Browser domain's commands that take
+// a browser context, and name none, aimed at the tab's: without one they
+// would change the browser's default context, which no tab uses.
+func (b *browser) inContext(actions []chromedp.Action) []chromedp.Action {
+	out := make([]chromedp.Action, len(actions))
+	for i, a := range actions {
+		switch p := a.(type) {
+		case *cdpbrowser.SetDownloadBehaviorParams:
+			if p.BrowserContextID == "" {
+				a = p.WithBrowserContextID(b.browserContext)
+			}
+		case *cdpbrowser.SetPermissionParams:
+			if p.BrowserContextID == "" {
+				a = p.WithBrowserContextID(b.browserContext)
+			}
+		case *cdpbrowser.ResetPermissionsParams:
+			if p.BrowserContextID == "" {
+				a = p.WithBrowserContextID(b.browserContext)
+			}
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // checkClean fails the test if the tab sent a request anywhere but the
@@ -432,6 +600,7 @@ func checkRun(t *testing.T, s stats, sc sim.Scenario) {
 }
 
 func TestPlayground(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	b.run(t, "loading the playground",
 		chromedp.Navigate(base+"/"),
@@ -500,6 +669,7 @@ func TestPlayground(t *testing.T) {
 // TestLink changes the setup and adds work, copies the link, and opens it
 // again: the same scenario comes back, and runs the same way.
 func TestLink(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "setting up a scenario",
@@ -565,6 +735,7 @@ func TestLink(t *testing.T) {
 // TestTrace downloads a run's trace, loads it back to replay it, and loads
 // a file that is not a trace.
 func TestTrace(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	dir := t.TempDir()
 	var ok bool
@@ -653,6 +824,7 @@ func waitFile(t *testing.T, pattern string) string {
 // TestBadInput opens a malformed link and asks for a burst beyond the
 // limits: the page says what is wrong and keeps working.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "opening a malformed link",
@@ -688,6 +860,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestEmbed(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	// Pause and play again while the first run is going; the run ends.
@@ -733,6 +906,7 @@ func TestEmbed(t *testing.T) {
 // the server must let it be framed; the embed reports its height and
 // answers the host's messages.
 func TestEmbedInFrame(t *testing.T) {
+	t.Parallel()
 	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<!DOCTYPE html><title>host</title>
@@ -832,6 +1006,7 @@ window.last = (kind) => replies.filter((r) => r.sluice === kind).pop();
 // TestStaticExport exports the playground as a static site, serves it
 // with a plain file server, and loads both pages.
 func TestStaticExport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	export := exec.Command(serverBin, "-export", dir)
 	export.Dir = root
@@ -952,6 +1127,7 @@ func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams {
 // cap, priority levels of its own and named keys, runs it to the end, and
 // types a bad priority list.
 func TestLimitsLevelsAndKeys(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	sc := sim.Scenario{V: sim.Version, Primitive: sim.Keyed, Seed: 3, Limit: 500, IdleMS: 200, Speed: 10,
 		Bursts: []sim.Burst{

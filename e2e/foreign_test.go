@@ -17,6 +17,7 @@ import (
 // page names what it does not show and the slice that never ends, draws a
 // lane per thread and depth, and measures throughput over the trace.
 func TestForeignTrace(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "chrome.json")
 	if err := os.WriteFile(file, []byte(tracetest.Chromium), 0o644); err != nil {
 		t.Fatal(err)

@@ -87,6 +87,7 @@ func goTestTrace(t *testing.T) string {
 // goroutines' rows that do not fit folded into one); a cut-short file, and
 // one of a Go version the reader does not know, get a message saying so.
 func TestGoTrace(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"snapshot": filepath.Join(root, "e2e", "testdata", "service-snapshot.out"),
 		"go-test":  goTestTrace(t),
@@ -97,6 +98,7 @@ func TestGoTrace(t *testing.T) {
 				continue
 			}
 			t.Run(kind+"-"+size, func(t *testing.T) {
+				t.Parallel()
 				path := files[kind]
 				res, snap := expectGoTrace(t, path)
 				b := newBrowser(t)
@@ -146,6 +148,7 @@ func TestGoTrace(t *testing.T) {
 	}
 
 	t.Run("cut short or unknown", func(t *testing.T) {
+		t.Parallel()
 		data, err := os.ReadFile(files["snapshot"])
 		if err != nil {
 			t.Fatal(err)

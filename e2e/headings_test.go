@@ -14,6 +14,7 @@ import (
 // page the first Tab reaches "Skip to the timeline", whose Enter puts the
 // keyboard focus on the timeline.
 func TestSkipLinkAndHeadings(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	for _, path := range []string{"/", "/embed"} {
 		t.Run(path, func(t *testing.T) {

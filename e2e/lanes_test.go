@@ -50,6 +50,7 @@ func (b *browser) heavyHolder(t *testing.T) (name, lanes string, x, y float64) {
 // middle of its bar, on token 2, opens its details, which name the three
 // tokens. At desktop and phone size.
 func TestSemaphoreHolderLanes(t *testing.T) {
+	t.Parallel()
 	for _, size := range []string{"desktop", "phone"} {
 		t.Run(size, func(t *testing.T) {
 			b := newBrowser(t)

@@ -14,6 +14,7 @@ import (
 // embed, then types one into the address bar of a page that runs: the page
 // starts, says the link is damaged, and keeps working.
 func TestBadEscapeLink(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	for _, tc := range []struct{ name, url string }{

@@ -110,6 +110,7 @@ func compareOutcomes(t *testing.T, got, want replayOutcome) {
 // adds more; then reloads the page. The link replays the run event for
 // event: the same counters and the same event log.
 func TestReplayReload(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "opening the async semaphore preset at 10×",
@@ -222,6 +223,7 @@ func packLink(js string) string {
 // TestReplayOldLink opens a link of version 1, whose burst and cancel-all
 // of one instant ran burst first: it still runs as it did.
 func TestReplayOldLink(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	v1 := packLink(`{"v":1,"primitive":"semaphore","seed":2,"limit":1,"speed":10,` +
 		`"bursts":[{"count":2,"minMs":100,"maxMs":100},{"at":500,"count":3,"minMs":100,"maxMs":100}],` +
@@ -241,6 +243,7 @@ func TestReplayOldLink(t *testing.T) {
 // playground: the page says what is wrong and keeps working, and the
 // person's link stays in the address bar, so that a reload opens it again.
 func TestMalformedLinkKept(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	ps, _ := sim.PresetByID("semaphore")
@@ -302,6 +305,7 @@ func typeInto(sel, value string) chromedp.Action {
 // a clear message, and none stays in the form once refused, across
 // preset and primitive changes.
 func TestRejectedValuesCleared(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "opening the work queue preset",
@@ -365,6 +369,7 @@ func TestRejectedValuesCleared(t *testing.T) {
 // TestBlankSlate starts from the blank slate: the advertised 10,000-task
 // burst is accepted, and Reset clears the person's work.
 func TestBlankSlate(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "choosing the blank slate",
@@ -419,6 +424,7 @@ func TestBlankSlate(t *testing.T) {
 // TestCodeView reads the Go code of a scenario, with the person's work in
 // it, copies it, and takes screenshots at desktop and phone size.
 func TestCodeView(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "opening the async semaphore preset",
@@ -516,6 +522,7 @@ func TestCodeView(t *testing.T) {
 // a screenshot of each to look at. (The pause comes a frame or so after
 // the moment: the page plays at 1×.)
 func TestPresetsAsDescribed(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "loading the playground", chromedp.Navigate(base+"/"), chromedp.WaitVisible(mounted))
@@ -565,6 +572,7 @@ func TestPresetsAsDescribed(t *testing.T) {
 // shows that trace and that there is no program for it, offers no code to
 // copy, and leads back to the live scenario, whose program it shows again.
 func TestCodeViewReplay(t *testing.T) {
+	t.Parallel()
 	file := foreignTrace(t, 40, 2, 0, 100_000, 80_000)
 	name := filepath.Base(file)
 	ps := sim.Presets()[0]

@@ -211,6 +211,7 @@ func (b *browser) playedRun(t *testing.T) moment {
 // Step comes back to the same state; an action at a past moment forks
 // the run, and the fork's link replays it in a fresh page.
 func TestRewindDesktop(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	end := b.playedRun(t)
 	link := rewindScenario.Encode()
@@ -287,6 +288,7 @@ func TestRewindDesktop(t *testing.T) {
 // TestRewindPhone drags the now-line back with a finger on a phone: the
 // page shows what a fresh run stopped at that moment shows.
 func TestRewindPhone(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	b.phone(t)
 	end := b.playedRun(t)

@@ -19,6 +19,7 @@ import (
 // pauses it while the shared limit holds both queues back, lets it run to
 // its end, and takes screenshots at desktop and phone size.
 func TestShared(t *testing.T) {
+	t.Parallel()
 	const id = "shared-limit"
 	ps, ok := sim.PresetByID(id)
 	if !ok {

@@ -477,6 +477,9 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 
 func TestReadJSONLimits(t *testing.T) {
 	t.Run("size", func(t *testing.T) {
+		if raceEnabled {
+			t.Skip("reads 128 MiB, minutes under the race detector, in one goroutine: the run without it (make test's GOOS=js step) reads them")
+		}
 		body := []byte(`{"ph":"Z","pad":"` + strings.Repeat("x", 4000) + `"},`)
 		_, err := trace.ReadJSON(&repeatReader{head: []byte("["), body: body})
 		if want := fmt.Sprintf("trace: input larger than %d bytes", trace.MaxJSONSize); err == nil || err.Error() != want {
@@ -493,6 +496,9 @@ func TestReadJSONLimits(t *testing.T) {
 	t.Run("events", func(t *testing.T) {
 		if testing.Short() {
 			t.Skip("reads a million events")
+		}
+		if raceEnabled {
+			t.Skip("reads a million events, minutes under the race detector, in one goroutine: the run without it (make test's GOOS=js step) reads them")
 		}
 		_, err := trace.ReadJSON(&repeatReader{head: []byte("["), body: []byte(`{"ph":"Z"},`)})
 		if want := fmt.Sprintf("trace: more than %d events", trace.MaxJSONEvents); err == nil || err.Error() != want {
