@@ -138,9 +138,9 @@ func wasmStale(root, goVersion string) (bool, string, error) {
 //
 //   - -trimpath: no file system paths in the binary.
 //   - -ldflags=-s -w: no symbol table or DWARF, which the browser never reads.
-//   - -gcflags: no inlining (-l) but in the runtime and in this module's
-//     packages, where the time goes (the simulation, the frame loop, the
-//     trace reader). Inlining copies a callee into each of its callers; in
+//   - -gcflags: no inlining (-l) but in internal/runtime (maps, atomics)
+//     and in this module's packages, where the time goes (the simulation,
+//     the frame loop, the trace reader). Inlining copies a callee into each of its callers; in
 //     go-app and the standard library it pulls in (net/http, crypto,
 //     encoding/json, regexp, text/template, reflect, fmt), which the page
 //     runs seldom or only at start, the copies cost about 80 KB of the
@@ -149,17 +149,18 @@ func wasmStale(root, goVersion string) (bool, string, error) {
 //     page, whose drawing is calls into the canvas through syscall/js,
 //     which inlining does not shorten) and core/trace (the recorder and
 //     the JSON reader) are compiled without inlining too: together that
-//     saves about 40 KB of the gzip-encoded binary toward its 2.7 MB
-//     budget (2.725 MB with rewind, compare, the Go trace's goroutine
-//     lanes and the burst form); the time of a frame, a seek or a trace load is
-//     mostly the primitives' (core, inlined) and the browser's. The
-//     runtime keeps its inlining: without it app.wasm is 52 KB smaller,
-//     but a seek takes twice as long and a frame 40% longer (make perf).
+//     saves about 40 KB of the gzip-encoded binary. So is the runtime
+//     package itself (the allocator, the scheduler, channels), which
+//     saves 52 KB more (2.725 -> 2.673 MB with rewind, compare, the Go
+//     trace's goroutine lanes and the burst form), under the 2.7 MB
+//     budget, at a cost make perf measured: a seek takes about twice as
+//     long and a frame with 1,000 live tasks about 40% longer than with
+//     an inlined runtime. The time of a frame, a seek or a trace load is
+//     otherwise mostly the primitives' (core, inlined) and the browser's.
 var wasmBuildFlags = []string{
 	"-trimpath",
 	"-ldflags=-s -w",
 	"-gcflags=all=-l",
-	"-gcflags=runtime=",
 	"-gcflags=internal/runtime/...=",
 	"-gcflags=sluice/...=",
 	"-gcflags=sluice/wasm/sim=-l",
