@@ -182,6 +182,7 @@ func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) 
 			t.why.Store(doneParent)
 			e.endLocked(t, TaskCanceled, err)
 			e.spawnLocked()
+			e.maybeStopLocked()
 		}
 		return nil
 	}
@@ -312,6 +313,10 @@ func (e *engine) readyLocked(t *Task) {
 }
 
 // spawnLocked starts a worker for each pending task a free slot allows.
+// A task it takes may end there, canceled (its context ended before its
+// watch fired, which then finds it gone), so a caller that may run while
+// the engine drains calls maybeStopLocked after it: nothing else would
+// stop the engine.
 func (e *engine) spawnLocked() {
 	for e.state < engStopped {
 		if e.pending.len() <= e.spinning {
@@ -957,6 +962,7 @@ func (e *engine) setLimit(n int) {
 	e.limit = n
 	e.ev(Resized, nil, nil)
 	e.spawnLocked()
+	e.maybeStopLocked()
 	e.unlock()
 }
 

@@ -28,3 +28,6 @@ func TraceHooks(n int) {
 func NewKeyedQueueShards[K comparable](n int, opts ...Option) *KeyedQueue[K] {
 	return newKeyedQueue[K](n, opts)
 }
+
+// KeyShard returns the index of the shard that key's tasks go to.
+func KeyShard[K comparable](k *KeyedQueue[K], key K) int { return k.shard(key).idx }

@@ -318,6 +318,7 @@ func (k *KeyedQueue[K]) SetParallelism(n int) {
 	for _, e := range k.engines {
 		e.mu.Lock()
 		e.spawnLocked()
+		e.maybeStopLocked()
 		e.unlock()
 	}
 }

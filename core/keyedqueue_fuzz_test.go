@@ -391,12 +391,17 @@ func (m *kqModel) accept(u *kqTask) {
 }
 
 // grant lets the calls waiting for room in l in, in order, while there is
-// room.
-func (m *kqModel) grant(l *kqLane) {
+// room. A call let in as a task of l starts (busy is set) waits behind it:
+// Waiting is sure. One let in as a task leaves l's backlog canceled may
+// find l idle, or not, as the step's other ends came first or not.
+func (m *kqModel) grant(l *kqLane, busy bool) {
 	for m.capacity > 0 && len(l.rooms) > 0 && len(l.pending) < m.capacity {
 		u := l.rooms[0]
 		l.rooms = l.rooms[1:]
-		u.waiting = 1
+		u.waiting = -1
+		if busy {
+			u.waiting = 1
+		}
 		m.accept(u)
 	}
 }
@@ -422,7 +427,7 @@ func (m *kqModel) cancelPending(u *kqTask, err error) {
 	l.pending = slices.DeleteFunc(l.pending, func(v *kqTask) bool { return v == u })
 	m.npending--
 	m.end(u, core.TaskCanceled, err)
-	m.grant(l)
+	m.grant(l, false)
 	m.settleLane(l, m.now)
 }
 
@@ -553,7 +558,7 @@ func (m *kqModel) settle() {
 		}
 	}
 	for _, l := range m.lanes {
-		m.grant(l)
+		m.grant(l, false)
 	}
 	// Lanes idle for the idle timeout are gone, while the queue is open.
 	if m.state == fqOpen {
@@ -596,7 +601,7 @@ func (m *kqModel) replayStart(u *kqTask) {
 	m.npending--
 	m.running++
 	m.maxBodies = max(m.maxBodies, m.running)
-	m.grant(l)
+	m.grant(l, true)
 }
 
 func (m *kqModel) replayEnd(u *kqTask, e fzEntry) {

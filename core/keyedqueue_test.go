@@ -1249,6 +1249,51 @@ func TestKeyedQueueDrain(t *testing.T) {
 	})
 }
 
+// TestKeyedQueueDrainHandOffCanceled drains a sharded queue while a
+// worker hands its slot to a starved shard whose only task's context has
+// just ended, its watch not yet fired: the shard ends that task as it takes
+// it, and must stop then, for no later call would stop it. On one core the
+// worker reaches the shard before the watch's goroutine runs.
+func TestKeyedQueueDrainHandOffCanceled(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for i := range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			q := core.NewKeyedQueueShards[int](2, core.WithParallelism(1))
+			defer q.Close()
+			b := 1
+			for core.KeyShard(q, b) == core.KeyShard(q, 0) {
+				b++
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			g := newGate()
+			q.Submit(context.Background(), 0, func(context.Context) error {
+				g.fn(ctx)
+				cancel()
+				return nil
+			})
+			<-g.started
+			h, err := q.Submit(ctx, b, nop) // pending: its shard is starved
+			if err != nil {
+				t.Fatal(err)
+			}
+			drained := make(chan error, 1)
+			go func() { drained <- q.Drain(context.Background()) }()
+			synctest.Wait()
+			close(g.release)
+			synctest.Wait()
+			select {
+			case err := <-drained:
+				if err != nil {
+					t.Errorf("run %d: Drain = %v, want nil", i, err)
+				}
+			default:
+				t.Fatalf("run %d: Drain has not returned with every task ended (%v: %v); Stats = %+v", i, h.State(), h.Err(), q.Stats())
+			}
+		})
+	}
+}
+
 func TestKeyedQueueNilFunctionPanics(t *testing.T) {
 	q := core.NewKeyedQueue[int]()
 	defer q.Close()

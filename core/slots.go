@@ -86,6 +86,7 @@ func (s *slots) kick(from int) {
 		b &^= e.bit
 		e.mu.Lock()
 		e.spawnLocked()
+		e.maybeStopLocked()
 		e.unlock()
 	}
 }
@@ -130,6 +131,7 @@ func (s *slots) handOff(from *engine) *Task {
 		if e.state < engStopped && e.pending.len() > 0 {
 			t := e.takeLocked(e.nums.take(false)) // nil: the slot is given back
 			e.spawnLocked()                       // for what is left, starved again if no slot is free
+			e.maybeStopLocked()
 			e.unlock()
 			return t
 		}
