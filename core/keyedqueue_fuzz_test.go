@@ -82,6 +82,10 @@ type kqLane struct {
 	idle    bool
 	idleAt  time.Duration
 	evicted bool
+	// roomEnded is the step in which the context of a call waiting for
+	// room ended: room may reach it first, and it leaves the lane canceled
+	// at a moment the model does not know.
+	roomEnded int
 }
 
 func (l *kqLane) busy() bool { return len(l.pending) > 0 || l.running != nil || len(l.rooms) > 0 }
@@ -391,15 +395,17 @@ func (m *kqModel) accept(u *kqTask) {
 }
 
 // grant lets the calls waiting for room in l in, in order, while there is
-// room. A call let in as a task of l starts (busy is set) waits behind it:
-// Waiting is sure. One let in as a task leaves l's backlog canceled may
-// find l idle, or not, as the step's other ends came first or not.
-func (m *kqModel) grant(l *kqLane, busy bool) {
+// room. A call let in as a task of l starts (started is set) waits behind
+// it: Waiting is sure, unless a call whose context ended this step took
+// that room first, and left later. One let in as a task leaves l's backlog
+// canceled may find l idle, or not, as the step's other ends came first
+// or not.
+func (m *kqModel) grant(l *kqLane, started bool) {
 	for m.capacity > 0 && len(l.rooms) > 0 && len(l.pending) < m.capacity {
 		u := l.rooms[0]
 		l.rooms = l.rooms[1:]
 		u.waiting = -1
-		if busy {
+		if started && l.roomEnded != m.step {
 			u.waiting = 1
 		}
 		m.accept(u)
@@ -443,6 +449,7 @@ func (m *kqModel) cancelGroup(g *fzGroup) {
 			// See fqModel.cancelGroup: room may reach it as its context
 			// ends.
 			u.lane.rooms = slices.DeleteFunc(u.lane.rooms, func(v *kqTask) bool { return v == u })
+			u.lane.roomEnded = m.step
 			m.refuse(u, err)
 			u.ambig = true
 			u.waiting = -1
