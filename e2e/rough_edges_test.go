@@ -86,7 +86,7 @@ func TestReplayToastCoversNothingNeeded(t *testing.T) {
 // TestBurstFormPlacement opens the burst's settings from "Add burst"'s
 // row, on desktop and phone: they show right under it, in the window; a
 // refused burst marks the field it is refused for, visibly, in view and
-// not covered by the toast.
+// not covered by the toast, which covers no part of the timeline either.
 func TestBurstFormPlacement(t *testing.T) {
 	for _, size := range []string{"desktop", "phone"} {
 		t.Run(size, func(t *testing.T) {
@@ -121,6 +121,7 @@ func TestBurstFormPlacement(t *testing.T) {
 				Error    string `json:"error"`
 				OnTop    bool   `json:"onTop"`
 				InWindow bool   `json:"inWindow"`
+				Over     bool   `json:"over"`
 			}
 			b.run(t, "adding a burst of 0 tasks",
 				typeInto("#burst-count", "0"),
@@ -132,9 +133,13 @@ func TestBurstFormPlacement(t *testing.T) {
 					const r = el.getBoundingClientRect();
 					const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
 					const err = document.querySelector('#burst-count-error');
+					const n = document.querySelector('#message').getBoundingClientRect();
+					const tl = document.querySelector('#timeline').getBoundingClientRect();
+					const over = n.height > 0 && n.left < tl.right && tl.left < n.right &&
+						Math.max(n.top, tl.top, 0) < Math.min(n.bottom, tl.bottom, window.innerHeight);
 					return {invalid: el.getAttribute('aria-invalid'), border: getComputedStyle(el).borderTopColor,
 						error: err ? err.textContent : "", onTop: at === el,
-						inWindow: r.y >= 0 && r.y + r.height <= window.innerHeight};
+						inWindow: r.y >= 0 && r.y + r.height <= window.innerHeight, over};
 				})()`, &shown),
 			)
 			if shown.Border != "rgb(220, 38, 38)" {
@@ -145,6 +150,9 @@ func TestBurstFormPlacement(t *testing.T) {
 			}
 			if !shown.OnTop || !shown.InWindow {
 				t.Errorf("the refused field is in the window: %v, not covered (by the toast): %v; want both", shown.InWindow, shown.OnTop)
+			}
+			if shown.Over {
+				t.Errorf("the error toast covers the part of the timeline in the window")
 			}
 			b.viewShot(t, "burst-form-refused-"+size+".png")
 			b.checkClean(t)

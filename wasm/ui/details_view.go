@@ -114,12 +114,13 @@ func (p *Play) onFit(ctx app.Context, e app.Event) {
 }
 
 // renderActions draws the run's main controls right under the timeline,
-// where the eye is: add work, cancel it all, drain, close, reset.
+// where the eye is: add work, cancel it all, drain, close, reset. A
+// loaded trace, read-only, has none: “Back to live” brings them back.
 func (p *Play) renderActions() app.UI {
-	if p.Embed {
+	if p.Embed || p.panel.Phase == "replay" {
 		return nil
 	}
-	on := p.mounted && p.panel.Phase != "replay"
+	on := p.mounted
 	return app.Div().ID("actions").Class("actions").Role("%s", "group").Aria("label", "Run controls").Body(
 		app.Button().ID("add-burst").Class("btn btn-primary").Disabled(!on).Text("Add burst").OnClick(p.onAddBurst),
 		app.Button().ID("add-one").Class("btn").Disabled(!on).Text("Add 1 task").OnClick(p.onAddOne),

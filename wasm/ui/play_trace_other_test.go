@@ -49,9 +49,17 @@ func TestPlayTraceTexts(t *testing.T) {
 			t.Errorf("with a trace shown, the page says %q", bad)
 		}
 	}
-	for _, w := range []string{"the trace&#39;s own times", "not a trace"} {
-		if !strings.Contains(shown, w) {
-			t.Errorf("with a trace shown, the page does not say %q", w)
+	if !strings.Contains(shown, "the trace&#39;s own times") {
+		t.Errorf("with a trace shown, the page does not say %q", "the trace's own times")
+	}
+	// What acts on the live run, or counts its goroutines, is not shown
+	// (disabled, it said nothing of the trace).
+	for _, id := range []string{`id="actions"`, `id="add-burst"`, `id="c-goroutines"`} {
+		if strings.Contains(shown, id) {
+			t.Errorf("with a trace shown, the page has %s", id)
+		}
+		if !strings.Contains(live, id) {
+			t.Errorf("the live run's page has no %s", id)
 		}
 	}
 }

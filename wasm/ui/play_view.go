@@ -385,10 +385,10 @@ func countersFor(pn Panel, sc sim.Scenario, compact bool, pre string) app.UI {
 			textCounter(pre+"throughput", "throughput", formatRate(pn.Throughput), throughputOf(pn)),
 			app.If(!pn.NoWaits, textCounter(pre+"oldest-wait", "oldest wait", formatSpan(pn.OldestWait), "age of the oldest waiter")),
 		)
-		if gv, gof := goroutinesShown(pn); pn.Phase == "replay" {
-			cards = append(cards, textCounter(pre+"goroutines", "goroutines", gv, gof))
-		} else {
-			cards = append(cards, counter(pre+"goroutines", "goroutines", pn.Goroutines, gof, ""))
+		if pn.Phase != "replay" {
+			// The page's goroutines run the live run; a trace shown is not
+			// run here, so the card has nothing to count then.
+			cards = append(cards, counter(pre+"goroutines", "goroutines", pn.Goroutines, "live in this tab", ""))
 		}
 		if sim.KindOf(sc.Primitive).Keys || pn.Phase == "replay" && pn.Lanes > 0 {
 			cards = append(cards, counter(pre+"lanes", "live lanes", pn.Lanes, "keys with a lane", ""))

@@ -34,16 +34,6 @@ func throughputOf(pn Panel) string {
 	return "tasks ended, last 10 s"
 }
 
-// goroutinesShown is the goroutines card's value and what it counts: the
-// page's goroutines, which run the live run in this tab; a trace shown
-// is not run here, so the card then counts nothing.
-func goroutinesShown(pn Panel) (value, of string) {
-	if pn.Phase == "replay" {
-		return "—", "the live run's, not a trace's"
-	}
-	return formatCount(pn.Goroutines), "live in this tab"
-}
-
 // waitsNote says what the wait table is computed over, and on which
 // clock: the run's virtual clock, or a loaded trace's own times.
 func waitsNote(pn Panel) string {
