@@ -138,9 +138,9 @@ func wasmStale(root, goVersion string) (bool, string, error) {
 //
 //   - -trimpath: no file system paths in the binary.
 //   - -ldflags=-s -w: no symbol table or DWARF, which the browser never reads.
-//   - -gcflags: no inlining (-l) but in internal/runtime (maps, atomics)
-//     and in this module's packages, where the time goes (the simulation,
-//     the frame loop, the trace reader). Inlining copies a callee into each of its callers; in
+//   - -gcflags: no inlining (-l) but in the runtime and in this module's
+//     packages, where the time goes (the simulation, the frame loop, the
+//     trace reader). Inlining copies a callee into each of its callers; in
 //     go-app and the standard library it pulls in (net/http, crypto,
 //     encoding/json, regexp, text/template, reflect, fmt), which the page
 //     runs seldom or only at start, the copies cost about 80 KB of the
@@ -149,18 +149,17 @@ func wasmStale(root, goVersion string) (bool, string, error) {
 //     page, whose drawing is calls into the canvas through syscall/js,
 //     which inlining does not shorten) and core/trace (the recorder and
 //     the JSON reader) are compiled without inlining too: together that
-//     saves about 40 KB of the gzip-encoded binary. So is the runtime
-//     package itself (the allocator, the scheduler, channels), which
-//     saves 52 KB more (2.725 -> 2.673 MB with rewind, compare, the Go
-//     trace's goroutine lanes and the burst form), under the 2.7 MB
-//     budget, at a cost make perf measured: a seek takes about twice as
-//     long and a frame with 1,000 live tasks about 40% longer than with
-//     an inlined runtime. The time of a frame, a seek or a trace load is
-//     otherwise mostly the primitives' (core, inlined) and the browser's.
+//     saves about 40 KB of the gzip-encoded binary; the time of a frame, a
+//     seek or a trace load is mostly the primitives' (core, inlined) and
+//     the browser's. The runtime (the allocator, the scheduler, channels)
+//     keeps its inlining: without it app.wasm is 52 KB smaller, but a seek
+//     takes twice as long and a frame with 1,000 live tasks 40% longer
+//     (make perf).
 var wasmBuildFlags = []string{
 	"-trimpath",
 	"-ldflags=-s -w",
 	"-gcflags=all=-l",
+	"-gcflags=runtime=",
 	"-gcflags=internal/runtime/...=",
 	"-gcflags=sluice/...=",
 	"-gcflags=sluice/wasm/sim=-l",
@@ -191,9 +190,8 @@ func buildWasm(root string, tc toolchain) error {
 }
 
 // compressWasm writes web/app.wasm.gz, which the server sends to clients that
-// accept gzip. It uses the system's gzip -9 when there is one (its
-// encoder, zlib's, writes app.wasm about 20 KB smaller than compress/gzip's
-// best), and compress/gzip otherwise or when gzip fails.
+// accept gzip, with the best of gzipCommands found on PATH, and with
+// compress/gzip when there is none or each fails.
 func compressWasm(root string) error {
 	raw, err := os.ReadFile(filepath.Join(root, wasmFile))
 	if err != nil {
@@ -229,27 +227,54 @@ func compressWasm(root string) error {
 	return os.Rename(tmp, filepath.Join(root, wasmGzFile))
 }
 
-// systemGzip compresses raw with the gzip command at its best level (-n:
-// no name or time in the header, so the same input gives the same bytes),
-// and checks that the result decompresses to raw.
+// gzipCommands are the encoders compressWasm tries, best first, each
+// writing gzip to standard output with no name or time in the header (-n),
+// so that the same input gives the same bytes:
+//
+//   - pigz -11 is Zopfli's deflate encoder (one iteration, -I 1, on every
+//     core): it writes app.wasm 4.4% smaller than gzip -9 (2.60 against
+//     2.72 MB), which is what a visitor downloads, in a minute of CPU
+//     time rather than a second. make installs it (Debian package pigz).
+//   - gzip -9, zlib's encoder: about 1% smaller than compress/gzip's best.
+var gzipCommands = [][]string{
+	{"pigz", "-11", "-I", "1", "-n", "-c"},
+	{"gzip", "-9", "-n", "-c"},
+}
+
+// systemGzip compresses raw with the first of gzipCommands on PATH that
+// succeeds, and checks that the result decompresses to raw.
 func systemGzip(raw []byte) ([]byte, error) {
-	path, err := exec.LookPath("gzip")
-	if err != nil {
-		return nil, err
+	err := errors.New("none of pigz and gzip is on PATH")
+	for _, c := range gzipCommands {
+		path, lerr := exec.LookPath(c[0])
+		if lerr != nil {
+			continue
+		}
+		start := time.Now()
+		var gz []byte
+		if gz, err = runGzip(path, c[1:], raw); err == nil {
+			log.Printf("compressed %s with %s in %v: %d bytes", wasmFile, strings.Join(c[:2], " "), time.Since(start).Round(time.Millisecond), len(gz))
+			return gz, nil
+		}
 	}
+	return nil, err
+}
+
+// runGzip runs the encoder at path with args on raw, and checks its output.
+func runGzip(path string, args []string, raw []byte) ([]byte, error) {
 	var out bytes.Buffer
-	cmd := exec.Command(path, "-9", "-n", "-c")
+	cmd := exec.Command(path, args...)
 	cmd.Stdin, cmd.Stdout = bytes.NewReader(raw), &out
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("gzip: %v", err)
+		return nil, fmt.Errorf("%s: %v", filepath.Base(path), err)
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(out.Bytes()))
 	if err != nil {
-		return nil, fmt.Errorf("gzip wrote no gzip stream: %v", err)
+		return nil, fmt.Errorf("%s wrote no gzip stream: %v", filepath.Base(path), err)
 	}
 	back, err := io.ReadAll(zr)
 	if err != nil || !bytes.Equal(back, raw) {
-		return nil, fmt.Errorf("gzip's output does not decompress to its input (%v)", err)
+		return nil, fmt.Errorf("%s's output does not decompress to its input (%v)", filepath.Base(path), err)
 	}
 	return out.Bytes(), nil
 }
