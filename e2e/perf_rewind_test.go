@@ -48,6 +48,7 @@ func TestPerfRewind(t *testing.T) {
 
 	var back, fwd, seeks []float64
 	now := end
+	b.profileStart(t, "SLUICE_PERF_PROFILE_REWIND")
 	for _, frac := range []float64{0.9, 0.1, 0.5, 0.3, 0.7, 0.2, 0.95, 0.05, 0.6, 0.4} {
 		at := int(frac*float64(end)) / 100 * 100 // the scrubber's step is 100 ms on a run this long
 		var ms float64
@@ -76,6 +77,7 @@ func TestPerfRewind(t *testing.T) {
 		}
 		now = at
 	}
+	b.profileStop(t, "SLUICE_PERF_PROFILE_REWIND")
 	b.checkErrors(t)
 	slices.Sort(back)
 	slices.Sort(fwd)

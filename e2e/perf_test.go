@@ -224,17 +224,7 @@ func (b *browser) loadProbe(t *testing.T, file, done string) loaded {
 			return true;
 		})()`, &ok),
 	)
-	if os.Getenv("SLUICE_PERF_PROFILE") != "" {
-		b.run(t, "profiling", chromedp.ActionFunc(func(ctx context.Context) error {
-			if err := profiler.Enable().Do(ctx); err != nil {
-				return err
-			}
-			if err := profiler.SetSamplingInterval(200).Do(ctx); err != nil {
-				return err
-			}
-			return profiler.Start().Do(ctx)
-		}))
-	}
+	b.profileStart(t, "SLUICE_PERF_PROFILE")
 	start := time.Now()
 	b.run(t, "loading the trace",
 		chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
@@ -245,20 +235,43 @@ func (b *browser) loadProbe(t *testing.T, file, done string) loaded {
 	// What the load leaves to do just after (a collection of its garbage,
 	// the first frames of the trace) counts too.
 	b.run(t, "drawing the loaded trace", chromedp.Sleep(time.Second))
-	if os.Getenv("SLUICE_PERF_PROFILE") != "" {
-		b.run(t, "profiling", chromedp.Sleep(300*time.Millisecond), chromedp.ActionFunc(func(ctx context.Context) error {
-			prof, err := profiler.Stop().Do(ctx)
-			if err != nil {
-				return err
-			}
-			data, _ := json.Marshal(prof)
-			return os.WriteFile(os.Getenv("SLUICE_PERF_PROFILE"), data, 0o644)
-		}))
-	}
+	b.profileStop(t, "SLUICE_PERF_PROFILE")
 	b.run(t, "reading the longest task",
 		chromedp.Evaluate(`window.sluiceLongest`, &ld.longest),
 		chromedp.Evaluate(`window.sluiceNotes.size`, &ld.updates))
 	return ld
+}
+
+// profileStart starts Chromium's CPU profiler, sampling every 200 µs, if
+// the environment variable env names a file; profileStop writes the profile
+// there (a .cpuprofile that Chromium's DevTools open).
+func (b *browser) profileStart(t *testing.T, env string) {
+	if os.Getenv(env) == "" {
+		return
+	}
+	b.run(t, "profiling", chromedp.ActionFunc(func(ctx context.Context) error {
+		if err := profiler.Enable().Do(ctx); err != nil {
+			return err
+		}
+		if err := profiler.SetSamplingInterval(200).Do(ctx); err != nil {
+			return err
+		}
+		return profiler.Start().Do(ctx)
+	}))
+}
+
+func (b *browser) profileStop(t *testing.T, env string) {
+	if os.Getenv(env) == "" {
+		return
+	}
+	b.run(t, "profiling", chromedp.Sleep(300*time.Millisecond), chromedp.ActionFunc(func(ctx context.Context) error {
+		prof, err := profiler.Stop().Do(ctx)
+		if err != nil {
+			return err
+		}
+		data, _ := json.Marshal(prof)
+		return os.WriteFile(os.Getenv(env), data, 0o644)
+	}))
 }
 
 func formatInt(n int) string {
