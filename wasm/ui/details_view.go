@@ -135,22 +135,6 @@ func (p *Play) renderActions() app.UI {
 	)
 }
 
-// listHead is the heading of a scrolling list (the event log, the
-// messages): its title, how many entries it shows of how many, and a
-// filter.
-func (p *Play) listHead(title, id string, shown, total int, what, query string, set func(app.Context, string)) app.UI {
-	count := formatCount(total)
-	if query != "" {
-		count = formatCount(shown) + " of " + formatCount(total)
-	}
-	return app.Div().Class("list-head").Body(
-		app.H2().Class("card-title").Body(app.Text(title+" "), app.Span().ID(id+"-count").Class("count").Title("%s", what).Text(count)),
-		app.Input().Type("search").ID(id+"-filter").Class("input input-small list-filter").Placeholder("%s", "filter").
-			Aria("label", "Filter the "+strings.ToLower(title)).Value(query).Disabled(!p.mounted).
-			OnInput(func(ctx app.Context, e app.Event) { set(ctx, ctx.JSSrc().Get("value").String()) }, id),
-	)
-}
-
 // matches reports whether any of fields contains every word of query,
 // ignoring case.
 func matches(query string, fields ...string) bool {

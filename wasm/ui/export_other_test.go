@@ -17,3 +17,6 @@ func PlayFrame(disp app.Dispatcher, p *Play, real time.Duration) {
 	show := p.takePanels()
 	disp.Dispatch(app.Dispatch{Mode: app.Update, Source: p, Function: func(app.Context) { show() }})
 }
+
+// PlayLogLen is how many events the page's event log shows.
+func PlayLogLen(p *Play) int { return len(p.panel.Log) }

@@ -450,71 +450,17 @@ func counterCard(id, label, shown, value, of, state string) app.UI {
 
 func (p *Play) renderDetails() app.UI {
 	pn := p.panel
-	rows := waitRows(pn)
-	// The panel holds the latest events that match the filter, out of the
-	// whole run: the session filters.
-	var log []app.UI
-	for i := len(pn.Log) - 1; i >= 0; i-- {
-		e := pn.Log[i]
-		f := entryFields(pn.Primitive, pn.Origin, &e)
-		log = append(log, app.Li().Class("log-"+eventVerbClass(e.Kind)).Body(
-			app.Span().Class("log-time").Text(f[0]),
-			app.Span().Class("log-task").Text(f[1]),
-			app.Span().Class("log-kind").Text(f[2]),
-			app.Span().Class("log-detail").Text(f[3]),
-		))
-	}
-	if pn.LogMatches > len(pn.Log) {
-		log = append(log, app.Li().ID("log-more").Class("muted").Text(
-			"… and "+formatCount(pn.LogMatches-len(pn.Log))+" earlier "+plural(pn.LogMatches-len(pn.Log), "event", "events")+
-				map[bool]string{true: " that match", false: ""}[p.logQuery != ""]+": the filter searches all of them."))
-	}
-	if len(log) == 0 {
-		log = append(log, app.Li().Class("muted").Text(map[bool]string{true: "No event matches the filter.", false: "No events yet."}[p.logQuery != ""]))
-	}
-	var msgs []app.UI
-	msgShown := 0
-	for i := len(pn.Messages) - 1; i >= 0; i-- {
-		m := pn.Messages[i]
-		class := "msg"
-		if m.Error {
-			class += " msg-error"
-		}
-		at := formatAt(m.At)
-		if !matches(p.msgQuery, at, m.Text) {
-			continue
-		}
-		msgShown++
-		msgs = append(msgs, app.Li().Class(class).Body(
-			app.Span().Class("log-time").Text(at),
-			app.Span().Class("msg-text").Text(m.Text),
-		))
-	}
-	if len(msgs) == 0 {
-		msgs = append(msgs, app.Li().Class("muted").Text(noMessages(pn, p.msgQuery)))
-	}
-	unlinked := app.UI(nil)
-	if pn.Unlinked != "" {
-		unlinked = app.P().ID("unlinked").Class("note-warn").Text("About the link: " + pn.Unlinked + ".")
-	}
 	return app.Div().Class("details").Body(
 		// Another tool's trace has no waits: its slices start as they
 		// begin.
 		app.If(!pn.NoWaits, app.Section().Class("card").Body(
 			app.H2().Class("card-title").Text(map[bool]string{true: "Run A: wait before start, per priority", false: "Wait before start, per priority"}[p.runB() != nil]),
-			app.Table().ID("waits").Class("waits").Body(app.TBody().Body(rows...)),
+			app.Table().ID("waits").Class("waits").Body(app.TBody().Body(waitRows(pn)...)),
 			app.P().Class("muted small").Text(waitsNote(pn)),
 		)),
-		app.Section().Class("card").Body(
-			p.listHead("Event log", "log", pn.LogMatches, pn.LogTotal, "events of the whole run", p.logQuery, p.setLogQuery),
-			app.Ol().ID("log").Class("log log-scroll").TabIndex(0).Aria("label", "Event log, newest first").
-				DataSet("count", len(pn.Log)).DataSet("matches", pn.LogMatches).DataSet("total", pn.LogTotal).Body(log...),
-		),
-		app.Section().Class("card").Body(
-			p.listHead("Messages", "messages", msgShown, pn.MessageCount, "messages", p.msgQuery, func(_ app.Context, q string) { p.msgQuery = q }),
-			app.Ul().ID("messages").Class("log log-scroll").TabIndex(0).Aria("label", "Messages, newest first").DataSet("count", msgShown).Body(msgs...),
-			unlinked,
-		),
+		&LogPanel{Entries: pn.Log, Matches: pn.LogMatches, Total: pn.LogTotal, Primitive: pn.Primitive, Origin: pn.Origin,
+			Query: p.logQuery, Live: p.mounted, Filter: p},
+		&MessagesPanel{Messages: pn.Messages, Count: pn.MessageCount, Replay: pn.Phase == "replay", Live: p.mounted, Unlinked: pn.Unlinked},
 	)
 }
 

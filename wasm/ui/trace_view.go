@@ -44,11 +44,11 @@ func waitsNote(pn Panel) string {
 }
 
 // noMessages is what the Messages list says when it shows none.
-func noMessages(pn Panel, query string) string {
+func noMessages(replay bool, query string) string {
 	switch {
 	case query != "":
 		return "No message matches the filter."
-	case pn.Phase == "replay":
+	case replay:
 		return "A trace holds no messages: they are the live run's (failures, refusals, changes of limit). The trace's failures are in its event log."
 	}
 	return "Failures, refusals and changes of limit show here."
