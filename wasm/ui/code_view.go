@@ -45,38 +45,59 @@ func (p *Play) renderCode(sc sim.Scenario, phase string) app.UI {
 			),
 		)
 	}
-	return p.codeCard("", "Go code", "This scenario as a Go program with sluice/core: the same primitive and options, "+
-		"the same tasks (drawn from the same seed), and your bursts, cancels and limit changes at the same points of the run, "+
-		"on the page's virtual clock. It prints one line per task event, as the event log does; run under testing/synctest, "+
+	return &CodeCard{Title: "Go code", About: "This scenario as a Go program with sluice/core: the same primitive and options, " +
+		"the same tasks (drawn from the same seed), and your bursts, cancels and limit changes at the same points of the run, " +
+		"on the page's virtual clock. It prints one line per task event, as the event log does; run under testing/synctest, " +
 		"it prints the page's events exactly. It builds as it is in a module that requires sluice/core.",
-		"Copy code", "Go program that runs this scenario", goCode(sc), p.onCopyCode)
+		CopyLabel: "Copy code", Name: "Go program that runs this scenario", Code: goCode(sc),
+		Copied: "Code copied: paste it into main.go in a module that requires sluice/core.", Live: p.mounted, Copier: p}
 }
 
-// codeCard is the card of a Go program: #code (#code-b for a comparison's
-// run B, whose suffix is "-b"), its title, what it is, its Copy button and
-// the program, read-only.
-func (p *Play) codeCard(suffix, title, about, copyLabel, name, code string, onCopy app.EventHandler) app.UI {
-	lines := strings.Count(code, "\n")
-	return app.Section().ID("code"+suffix).Class("card").DataSet("lines", lines).Body(
+// CodeCard is the card of a Go program: #code (#code-b for a comparison's
+// run B, whose Suffix is "-b"), its title, what it is, its Copy button and
+// the program, read-only. It is a child component of Play, rendered again
+// only when one of its fields changes: a program is hundreds of lines.
+type CodeCard struct {
+	app.Compo
+
+	Suffix    string
+	Title     string
+	About     string
+	CopyLabel string
+	Name      string // the program's accessible name
+	Code      string
+	Copied    string // what the page says once Copy has copied it
+	Live      bool   // the page runs: Copy works
+	Copier    copier
+}
+
+// copier puts text on the clipboard and says note. An interface value
+// holding a pointer, so that go-app finds CodeCard's fields unchanged.
+type copier interface {
+	copy(ctx app.Context, text, note string)
+}
+
+func (c *CodeCard) Render() app.UI {
+	lines := strings.Count(c.Code, "\n")
+	return app.Section().ID("code"+c.Suffix).Class("card").DataSet("lines", lines).Body(
 		app.Div().Class("view-head").Body(
 			app.Div().Body(
-				app.H2().Class("card-title").Text(title),
-				app.P().Class("muted small").Text(about),
+				app.H2().Class("card-title").Text(c.Title),
+				app.P().Class("muted small").Text(c.About),
 			),
-			app.Button().ID("copy-code"+suffix).Class("btn").Disabled(!p.mounted).Text(copyLabel).OnClick(onCopy),
+			app.Button().ID("copy-code"+c.Suffix).Class("btn").Disabled(!c.Live).Text(c.CopyLabel).OnClick(c.onCopy),
 		),
 		app.Div().Class("share-out").Body(
-			app.Textarea().ID("code-text"+suffix).Class("mono").ReadOnly(true).
+			app.Textarea().ID("code-text"+c.Suffix).Class("mono").ReadOnly(true).
 				Attr("wrap", "off").Attr("spellcheck", "false").
-				Aria("label", name).
-				Rows(min(lines, maxCodeRows)).Text(strings.ReplaceAll(code, "\t", "    ")),
+				Aria("label", c.Name).
+				Rows(min(lines, maxCodeRows)).Text(strings.ReplaceAll(c.Code, "\t", "    ")),
 		),
 	)
 }
 
-func (p *Play) onCopyCode(ctx app.Context, e app.Event) {
-	if p.panel.Phase == "replay" {
-		return // no program for a loaded trace
+func (c *CodeCard) onCopy(ctx app.Context, e app.Event) {
+	if c.Copier != nil {
+		c.Copier.copy(ctx, c.Code, c.Copied)
 	}
-	p.copy(ctx, goCode(p.sc), "Code copied: paste it into main.go in a module that requires sluice/core.")
 }

@@ -485,10 +485,10 @@ func (p *Play) renderCodeB() app.UI {
 	if codeMemoB.key != key {
 		codeMemoB.key, codeMemoB.code = key, p.cmp.scB.GoCode()
 	}
-	return p.codeCard("-b", "Go code of run B", "Run B's program: the same work as run A's above, with "+strings.Join(p.cmp.base.Changes(), ", ")+".",
-		"Copy code of B", "Go program that runs run B", codeMemoB.code, func(ctx app.Context, e app.Event) {
-			p.copy(ctx, codeMemoB.code, "Code of run B copied.")
-		})
+	return &CodeCard{Suffix: "-b", Title: "Go code of run B",
+		About:     "Run B's program: the same work as run A's above, with " + strings.Join(p.cmp.base.Changes(), ", ") + ".",
+		CopyLabel: "Copy code of B", Name: "Go program that runs run B", Code: codeMemoB.code,
+		Copied: "Code of run B copied.", Live: p.mounted, Copier: p}
 }
 
 // codeMemoB is codeMemo for run B's program. UI goroutine only.
