@@ -123,6 +123,7 @@ func appHandler(version string) *app.Handler {
 		ThemeColor:              "#2563eb",
 		LoadingLabel:            "Loading Sluice {progress}%",
 		Styles:                  []string{"/web/sluice.css"},
+		Scripts:                 []string{"/web/canvas.js"},
 		Resources:               resources{},
 		Version:                 version,
 		WasmContentLengthHeader: wasmLengthHeader,

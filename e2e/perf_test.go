@@ -183,11 +183,13 @@ func (b *browser) liveFrames(t *testing.T, what, url, ready string) frameWindow 
 		chromedp.Poll(`(`+ready+`) && Number(document.querySelector('#timeline').dataset.frames) > 30`, &ok, chromedp.WithPollingTimeout(waitLong)),
 		chromedp.Evaluate(readFrameSample, &w.before),
 	)
+	b.profileStart(t, "SLUICE_PERF_PROFILE_FRAMES")
 	b.run(t, "drawing frames",
 		chromedp.Poll(fmt.Sprintf(`Number(document.querySelector('#timeline').dataset.frames) >= %d`, w.before.N+180),
 			&ok, chromedp.WithPollingTimeout(waitLong)),
 		chromedp.Evaluate(readFrameSample, &w.after),
 	)
+	b.profileStop(t, "SLUICE_PERF_PROFILE_FRAMES")
 	return w
 }
 

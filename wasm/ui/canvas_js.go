@@ -3,6 +3,8 @@
 package ui
 
 import (
+	"strconv"
+
 	"github.com/hack-pad/safejs"
 )
 
@@ -20,6 +22,13 @@ type canvasPainter struct {
 	lineWidth          float64
 	align              textAlign
 	widths             map[string]float64
+
+	// texts are the Text calls not yet drawn, and the state they set, for
+	// web/canvas.js's sluiceTexts to draw in one call (flush): the state
+	// fields above are the context's once they are.
+	texts   []byte
+	batcher safejs.Value // sluiceTexts, once the page has it
+	retry   int          // Text calls until the next look for it
 }
 
 func newCanvasPainter(canvas safejs.Value) (*canvasPainter, error) {
@@ -56,6 +65,7 @@ func (c *canvasPainter) resize(w, h float64) {
 	if w == c.w && h == c.h {
 		return
 	}
+	c.texts = c.texts[:0] // resizing clears the canvas
 	c.w, c.h = w, h
 	c.canvas.Set("width", int(w*c.dpr+0.5))
 	c.canvas.Set("height", int(h*c.dpr+0.5))
@@ -64,6 +74,7 @@ func (c *canvasPainter) resize(w, h float64) {
 }
 
 func (c *canvasPainter) setFill(color string) {
+	c.flush()
 	if color != c.fill {
 		c.fill = color
 		c.ctx2d.Set("fillStyle", color)
@@ -80,6 +91,7 @@ func (c *canvasPainter) FillRect(x, y, w, h float64, color string) {
 }
 
 func (c *canvasPainter) FillPath(path []byte, color string) {
+	c.flush()
 	if len(path) == 0 {
 		return
 	}
@@ -92,6 +104,7 @@ func (c *canvasPainter) FillPath(path []byte, color string) {
 }
 
 func (c *canvasPainter) StrokePath(path []byte, color string, width float64) {
+	c.flush()
 	if len(path) == 0 {
 		return
 	}
@@ -111,20 +124,85 @@ func (c *canvasPainter) StrokePath(path []byte, color string, width float64) {
 }
 
 func (c *canvasPainter) setFont(font string) {
+	c.flush()
 	if font != c.font {
 		c.font = font
 		c.ctx2d.Set("font", font)
 	}
 }
 
+var alignNames = [...]string{"left", "center", "right"}
+
+// Text draws s, in the frame's batch of texts when the page has
+// web/canvas.js (flush draws it), else at once.
 func (c *canvasPainter) Text(s string, x, y float64, font, color string, align textAlign) {
-	c.setFont(font)
-	c.setFill(color)
+	if !c.batching() {
+		c.setFont(font)
+		c.setFill(color)
+		if align != c.align {
+			c.align = align
+			c.ctx2d.Set("textAlign", alignNames[align])
+		}
+		c.ctx2d.Call("fillText", s, x, y)
+		return
+	}
+	b := c.texts
+	if font != c.font {
+		c.font = font
+		b = append(append(append(b, 'f'), font...), '\n')
+	}
+	if color != c.fill {
+		c.fill = color
+		b = append(append(append(b, 'c'), color...), '\n')
+	}
 	if align != c.align {
 		c.align = align
-		c.ctx2d.Set("textAlign", [...]string{"left", "center", "right"}[align])
+		b = append(append(append(b, 'a'), alignNames[align]...), '\n')
 	}
-	c.ctx2d.Call("fillText", s, x, y)
+	b = append(b, 't')
+	b = strconv.AppendFloat(b, x, 'f', -1, 64)
+	b = append(b, ' ')
+	b = strconv.AppendFloat(b, y, 'f', -1, 64)
+	b = append(b, ' ')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			b = append(b, ' ')
+		} else {
+			b = append(b, s[i])
+		}
+	}
+	c.texts = append(b, '\n')
+}
+
+// batching reports whether Text batches: once the page has sluiceTexts.
+func (c *canvasPainter) batching() bool {
+	if c.batcher.IsUndefined() || c.batcher.IsNull() {
+		if c.retry > 0 {
+			c.retry--
+			return false
+		}
+		v, err := safejs.Global().Get("sluiceTexts")
+		if err != nil || v.Type() != safejs.TypeFunction {
+			c.retry = 256 // the script is not there (yet)
+			return false
+		}
+		c.batcher = v
+	}
+	return true
+}
+
+// flush draws the batched texts. Every other drawing, and the end of a
+// frame, calls it first, so that the texts keep their place in the order
+// of drawing.
+func (c *canvasPainter) flush() {
+	if len(c.texts) == 0 {
+		return
+	}
+	s := string(c.texts)
+	c.texts = c.texts[:0]
+	if _, err := c.batcher.Invoke(c.ctx2d, s); err != nil {
+		c.fill, c.font, c.align = "", "", 255 // the context's state is unknown
+	}
 }
 
 func (c *canvasPainter) TextWidth(s, font string) float64 {
@@ -132,6 +210,7 @@ func (c *canvasPainter) TextWidth(s, font string) float64 {
 	if w, ok := c.widths[key]; ok {
 		return w
 	}
+	c.flush()
 	c.setFont(font)
 	m, err := c.ctx2d.Call("measureText", s)
 	if err != nil {

@@ -44,6 +44,7 @@ func (l *jsLoop) drawB(w float64) {
 		b.paint.resize(w, need)
 		l.drv.drawB(b.paint, w, need, mouse)
 	}
+	b.paint.flush()
 	if l.drv.lastPanel != l.publishedB {
 		l.publishedB = l.drv.lastPanel
 		tl, f := l.drv.cmp.tl, l.drv.cmp.frame

@@ -419,6 +419,7 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		l.paint.resize(w, need)
 		l.drv.tl.Draw(l.paint, l.drv.frame, w, need, mouse)
 	}
+	l.paint.flush()
 	if drew {
 		l.drawB(w)
 	}
