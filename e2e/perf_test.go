@@ -101,7 +101,9 @@ func TestPerf(t *testing.T) {
 		}
 		lb := newBrowser(t)
 		ld := lb.loadProbe(t, tr.file, fmt.Sprintf(`Number(document.querySelector('#timeline').dataset.tasks) === %d`, big))
+		lb.profileStart(t, "SLUICE_PERF_PROFILE_TRACE_FRAMES")
 		fs := lb.measureFrames(t, 130)
+		lb.profileStop(t, "SLUICE_PERF_PROFILE_TRACE_FRAMES")
 		report("%s trace of %s tasks (%.1f MB): loaded in %.2f s (target <= 3 s), longest main-thread task %.0f ms (target <= 50 ms), %d progress updates; zoomed out, frame p95 %.2f ms (last 120), worst %.2f ms; target <= 16 ms",
 			tr.kind, "200,000", mb(size), ld.took.Seconds(), ld.longest, ld.updates, fs.P95, fs.Max)
 		lb.checkErrors(t)

@@ -3,6 +3,7 @@
 package ui
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/hack-pad/safejs"
@@ -14,7 +15,7 @@ import (
 // widths, since every call into JavaScript costs.
 type canvasPainter struct {
 	canvas, ctx2d safejs.Value
-	path2D        safejs.Value // the Path2D constructor
+	path2DCtor    safejs.Value // the Path2D constructor
 	dpr           float64
 	w, h          float64 // CSS pixels
 
@@ -29,6 +30,55 @@ type canvasPainter struct {
 	texts   []byte
 	batcher safejs.Value // sluiceTexts, once the page has it
 	retry   int          // Text calls until the next look for it
+
+	paths []cachedPath // large paths made into Path2D objects, kept for the next frames
+	uses  int          // FillPath calls so far, to find the least recently used path
+}
+
+// cachedPath is a Path2D object and the path it was made from: a timeline
+// at rest draws the same bars frame after frame, and making a Path2D of a
+// zoomed-out trace's bars (megabytes of path) took most of a frame.
+type cachedPath struct {
+	src  []byte
+	p    safejs.Value
+	used int
+}
+
+// Bounds on the paths kept: only those long enough to cost, a few.
+const (
+	minCachedPath = 4 << 10
+	maxCachedPath = 16
+)
+
+// path2D returns a Path2D of path, kept from an earlier call if it was
+// made of the same path.
+func (c *canvasPainter) path2D(path []byte) (safejs.Value, error) {
+	if len(path) < minCachedPath {
+		return c.path2DCtor.New(string(path))
+	}
+	c.uses++
+	lru := -1
+	for i := range c.paths {
+		cp := &c.paths[i]
+		if bytes.Equal(cp.src, path) {
+			cp.used = c.uses
+			return cp.p, nil
+		}
+		if lru < 0 || cp.used < c.paths[lru].used {
+			lru = i
+		}
+	}
+	p, err := c.path2DCtor.New(string(path))
+	if err != nil {
+		return p, err
+	}
+	if len(c.paths) < maxCachedPath {
+		c.paths = append(c.paths, cachedPath{})
+		lru = len(c.paths) - 1
+	}
+	cp := &c.paths[lru]
+	cp.src, cp.p, cp.used = append(cp.src[:0], path...), p, c.uses
+	return p, nil
 }
 
 func newCanvasPainter(canvas safejs.Value) (*canvasPainter, error) {
@@ -46,7 +96,7 @@ func newCanvasPainter(canvas safejs.Value) (*canvasPainter, error) {
 			dpr = f
 		}
 	}
-	return &canvasPainter{canvas: canvas, ctx2d: ctx2d, path2D: path2D, dpr: dpr, widths: make(map[string]float64)}, nil
+	return &canvasPainter{canvas: canvas, ctx2d: ctx2d, path2DCtor: path2D, dpr: dpr, widths: make(map[string]float64)}, nil
 }
 
 // cssWidth returns the canvas's width on the page, in CSS pixels.
@@ -95,7 +145,7 @@ func (c *canvasPainter) FillPath(path []byte, color string) {
 	if len(path) == 0 {
 		return
 	}
-	p, err := c.path2D.New(string(path))
+	p, err := c.path2D(path)
 	if err != nil {
 		return
 	}
@@ -108,7 +158,7 @@ func (c *canvasPainter) StrokePath(path []byte, color string, width float64) {
 	if len(path) == 0 {
 		return
 	}
-	p, err := c.path2D.New(string(path))
+	p, err := c.path2D(path)
 	if err != nil {
 		return
 	}
