@@ -146,10 +146,12 @@ func TestReplayReload(t *testing.T) {
 	// A task of the new burst that has not ended: cancel it by name, as
 	// a click on its bar and the details sheet's Cancel do.
 	victim := fmt.Sprintf("t%d", n) // the last of the burst: still waiting
+	// The burst's "Added 10 tasks" is still shown: wait for the message
+	// that names the task.
 	b.run(t, "canceling one task",
 		typeInto("#cancel-name", victim),
 		chromedp.Click("#cancel-task", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector('#message').dataset.kind !== "none"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Poll(fmt.Sprintf(`document.querySelector('#message').textContent.includes(%q)`, victim), &ok, chromedp.WithPollingTimeout(waitLong)),
 	)
 	if s := b.stats(t); !strings.Contains(s.Message, victim+" was canceled") {
 		t.Fatalf("after canceling %s the message is %q", victim, s.Message)
