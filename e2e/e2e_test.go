@@ -673,10 +673,7 @@ func TestLink(t *testing.T) {
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "setting up a scenario",
-		chromedp.Navigate(base+"/"),
-		chromedp.WaitVisible(mounted),
-		chromedp.Click("#preset-keyed-devices", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector('#playground').dataset.preset === "keyed-devices"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		openPreset("keyed-devices"),
 		chromedp.SetValue("#idle", "500", chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelector('#idle').dispatchEvent(new Event('change', {bubbles: true}))`, &ok),
 		chromedp.Poll(`document.querySelector('#playground').dataset.preset === "" && document.querySelector('#idle').value === "500"`, &ok, chromedp.WithPollingTimeout(waitLong)),
@@ -742,10 +739,7 @@ func TestTrace(t *testing.T) {
 	ps, _ := sim.PresetByID("consumers")
 	b.run(t, "running a preset",
 		cdpbrowser.SetDownloadBehavior(cdpbrowser.SetDownloadBehaviorBehaviorAllow).WithDownloadPath(dir),
-		chromedp.Navigate(base+"/"),
-		chromedp.WaitVisible(mounted),
-		chromedp.Click("#preset-"+ps.ID, chromedp.ByQuery),
-		chromedp.Poll(fmt.Sprintf(`document.querySelector('#playground').dataset.preset === %q`, ps.ID), &ok, chromedp.WithPollingTimeout(waitLong)),
+		openPreset(ps.ID),
 		chromedp.Evaluate(setSpeed, &ok),
 	)
 	live := b.waitFinished(t, ps.ID, totalTasks(ps.Scenario))
@@ -1165,4 +1159,30 @@ func TestLimitsLevelsAndKeys(t *testing.T) {
 		t.Errorf("message = %q, want it to say the list is not whole numbers", s.Message)
 	}
 	b.checkClean(t)
+}
+
+// openPreset opens the playground and chooses the preset id, until the
+// page shows it.
+func openPreset(id string) chromedp.Tasks {
+	var ok bool
+	return chromedp.Tasks{
+		chromedp.Navigate(base + "/"),
+		chromedp.WaitVisible(mounted),
+		chromedp.Click("#preset-"+id, chromedp.ByQuery),
+		chromedp.Poll(fmt.Sprintf(`document.querySelector('#playground').dataset.preset === %q`, id), &ok, chromedp.WithPollingTimeout(waitLong)),
+	}
+}
+
+// eachSize runs test as the subtests desktop and phone, each in a browser
+// of its own at that size.
+func eachSize(t *testing.T, test func(t *testing.T, b *browser, size string)) {
+	for _, size := range []string{"desktop", "phone"} {
+		t.Run(size, func(t *testing.T) {
+			b := newBrowser(t)
+			if size == "phone" {
+				b.phone(t)
+			}
+			test(t, b, size)
+		})
+	}
 }

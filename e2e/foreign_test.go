@@ -22,41 +22,35 @@ func TestForeignTrace(t *testing.T) {
 	if err := os.WriteFile(file, []byte(tracetest.Chromium), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, size := range []string{"desktop", "phone"} {
-		t.Run(size, func(t *testing.T) {
-			b := newBrowser(t)
-			if size == "phone" {
-				b.phone(t)
+	eachSize(t, func(t *testing.T, b *browser, size string) {
+		var ok bool
+		var shown struct {
+			Omitted    string  `json:"omitted"`
+			Lanes      int     `json:"lanes"`
+			Throughput float64 `json:"throughput"`
+		}
+		b.run(t, "opening chrome.json",
+			chromedp.Navigate(base+"/"),
+			chromedp.WaitVisible(mounted),
+			chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
+			chromedp.Poll(`document.querySelector('#playground').dataset.phase === "replay" && Number(document.querySelector('#timeline').dataset.tasks) === 4`,
+				&ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Evaluate(`(() => {
+				const om = document.querySelector('#omitted');
+				return {omitted: om ? om.textContent : "", lanes: Number(document.querySelector('#timeline').dataset.lanes),
+					throughput: Number(document.querySelector('#stats').dataset.throughput || -1)};
+			})()`, &shown),
+		)
+		for _, want := range []string{"7 events: 3 instant, 2 flow, 1 async, 1 counter sample", "1 slice never ends"} {
+			if !strings.Contains(shown.Omitted, want) {
+				t.Errorf("the note on what is not shown is %q, want it to say %q", shown.Omitted, want)
 			}
-			var ok bool
-			var shown struct {
-				Omitted    string  `json:"omitted"`
-				Lanes      int     `json:"lanes"`
-				Throughput float64 `json:"throughput"`
-			}
-			b.run(t, "opening chrome.json",
-				chromedp.Navigate(base+"/"),
-				chromedp.WaitVisible(mounted),
-				chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
-				chromedp.Poll(`document.querySelector('#playground').dataset.phase === "replay" && Number(document.querySelector('#timeline').dataset.tasks) === 4`,
-					&ok, chromedp.WithPollingTimeout(waitLong)),
-				chromedp.Evaluate(`(() => {
-					const om = document.querySelector('#omitted');
-					return {omitted: om ? om.textContent : "", lanes: Number(document.querySelector('#timeline').dataset.lanes),
-						throughput: Number(document.querySelector('#stats').dataset.throughput || -1)};
-				})()`, &shown),
-			)
-			for _, want := range []string{"7 events: 3 instant, 2 flow, 1 async, 1 counter sample", "1 slice never ends"} {
-				if !strings.Contains(shown.Omitted, want) {
-					t.Errorf("the note on what is not shown is %q, want it to say %q", shown.Omitted, want)
-				}
-			}
-			if shown.Lanes != 3 {
-				t.Errorf("%d lanes, want 3: CrBrowserMain, its depth 1, CrRendererMain", shown.Lanes)
-			}
-			b.viewShot(t, "foreign-trace-"+size+".png")
-			b.screenshot(t, "foreign-trace-"+size+"-page.png")
-			b.checkClean(t)
-		})
-	}
+		}
+		if shown.Lanes != 3 {
+			t.Errorf("%d lanes, want 3: CrBrowserMain, its depth 1, CrRendererMain", shown.Lanes)
+		}
+		b.viewShot(t, "foreign-trace-"+size+".png")
+		b.screenshot(t, "foreign-trace-"+size+"-page.png")
+		b.checkClean(t)
+	})
 }

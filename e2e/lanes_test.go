@@ -51,34 +51,28 @@ func (b *browser) heavyHolder(t *testing.T) (name, lanes string, x, y float64) {
 // tokens. At desktop and phone size.
 func TestSemaphoreHolderLanes(t *testing.T) {
 	t.Parallel()
-	for _, size := range []string{"desktop", "phone"} {
-		t.Run(size, func(t *testing.T) {
-			b := newBrowser(t)
-			if size == "phone" {
-				b.phone(t)
-			}
-			name, lanes, x, y := b.heavyHolder(t)
-			if want := "token 1+token 2+token 3"; lanes != want {
-				t.Errorf("%s is drawn across %q, want %q", name, lanes, want)
-			}
-			var n int
-			b.run(t, "counting the lanes", chromedp.Evaluate(`Number(document.querySelector('#timeline').dataset.lanes)`, &n))
-			if n != 3 {
-				t.Errorf("%d lanes drawn, want the 3 tokens", n)
-			}
-			b.viewShot(t, "semaphore-holder-"+size+".png")
-			var ok bool
-			var text string
-			b.run(t, "tapping "+name+" on token 2",
-				tap(x, y),
-				chromedp.Poll(sheetFor(name), &ok, chromedp.WithPollingTimeout(waitLong)),
-				chromedp.Evaluate(`document.querySelector('#details-sheet').textContent`, &text),
-			)
-			if want := "on token 1, token 2, token 3"; !strings.Contains(text, want) {
-				t.Errorf("%s's details say %q, want them to contain %q", name, text, want)
-			}
-			b.viewShot(t, "semaphore-holder-details-"+size+".png")
-			b.checkClean(t)
-		})
-	}
+	eachSize(t, func(t *testing.T, b *browser, size string) {
+		name, lanes, x, y := b.heavyHolder(t)
+		if want := "token 1+token 2+token 3"; lanes != want {
+			t.Errorf("%s is drawn across %q, want %q", name, lanes, want)
+		}
+		var n int
+		b.run(t, "counting the lanes", chromedp.Evaluate(`Number(document.querySelector('#timeline').dataset.lanes)`, &n))
+		if n != 3 {
+			t.Errorf("%d lanes drawn, want the 3 tokens", n)
+		}
+		b.viewShot(t, "semaphore-holder-"+size+".png")
+		var ok bool
+		var text string
+		b.run(t, "tapping "+name+" on token 2",
+			tap(x, y),
+			chromedp.Poll(sheetFor(name), &ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Evaluate(`document.querySelector('#details-sheet').textContent`, &text),
+		)
+		if want := "on token 1, token 2, token 3"; !strings.Contains(text, want) {
+			t.Errorf("%s's details say %q, want them to contain %q", name, text, want)
+		}
+		b.viewShot(t, "semaphore-holder-details-"+size+".png")
+		b.checkClean(t)
+	})
 }

@@ -114,10 +114,7 @@ func TestReplayReload(t *testing.T) {
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "opening the async semaphore preset at 10×",
-		chromedp.Navigate(base+"/"),
-		chromedp.WaitVisible(mounted),
-		chromedp.Click("#preset-semaphore", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector('#playground').dataset.preset === "semaphore"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		openPreset("semaphore"),
 		chromedp.Evaluate(setSpeed, &ok),
 	)
 	ps, _ := sim.PresetByID("semaphore")
@@ -311,10 +308,7 @@ func TestRejectedValuesCleared(t *testing.T) {
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "opening the work queue preset",
-		chromedp.Navigate(base+"/"),
-		chromedp.WaitVisible(mounted),
-		chromedp.Click("#preset-workqueue-cancel", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector('#playground').dataset.preset === "workqueue-cancel"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		openPreset("workqueue-cancel"),
 	)
 	value := func(sel string) string {
 		t.Helper()
@@ -432,10 +426,7 @@ func TestCodeView(t *testing.T) {
 	b.run(t, "opening the async semaphore preset",
 		cdpbrowser.SetPermission(&cdpbrowser.PermissionDescriptor{Name: "clipboard-read"}, cdpbrowser.PermissionSettingGranted).WithOrigin(base),
 		cdpbrowser.SetPermission(&cdpbrowser.PermissionDescriptor{Name: "clipboard-write"}, cdpbrowser.PermissionSettingGranted).WithOrigin(base),
-		chromedp.Navigate(base+"/"),
-		chromedp.WaitVisible(mounted),
-		chromedp.Click("#preset-semaphore", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector('#playground').dataset.preset === "semaphore"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		openPreset("semaphore"),
 	)
 	var code string
 	b.run(t, "reading the code", chromedp.Evaluate(`document.querySelector('#code-text').value`, &code))
@@ -579,78 +570,72 @@ func TestCodeViewReplay(t *testing.T) {
 	name := filepath.Base(file)
 	ps := sim.Presets()[0]
 	program := strings.ReplaceAll(strings.TrimSuffix(ps.Scenario.GoCode(), "\n"), "\t", "    ")
-	for _, size := range []string{"desktop", "phone"} {
-		t.Run(size, func(t *testing.T) {
-			b := newBrowser(t)
-			if size == "phone" {
-				b.phone(t)
-			}
-			var ok bool
-			var code string
-			b.run(t, "loading the playground",
-				chromedp.Navigate(base+"/"),
-				chromedp.WaitVisible(mounted),
-				chromedp.Evaluate(`document.querySelector('#code-text').value`, &code),
-			)
-			if code != program {
-				t.Fatalf("before the trace, the code view shows %d characters, want the first preset's program of %d", len(code), len(program))
-			}
-			b.run(t, "loading a trace",
-				chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
-				chromedp.Poll(`document.querySelector('#playground').dataset.phase === "replay"`, &ok, chromedp.WithPollingTimeout(waitLong)),
-			)
-			var shown struct {
-				Code   bool   `json:"code"`
-				Copy   bool   `json:"copy"`
-				Note   string `json:"note"`
-				Button string `json:"button"`
-				Link   bool   `json:"link"`
-				Embed  bool   `json:"embed"`
-				Share  string `json:"share"`
-			}
-			b.run(t, "reading the code view", chromedp.Evaluate(`(() => {
-				const q = (s) => document.querySelector('#code ' + s);
-				const share = document.querySelector('#share-replay');
-				return {code: !!q('#code-text'), copy: !!q('#copy-code') && !q('#copy-code').disabled,
-					note: q('#code-none') ? q('#code-none').textContent : "", button: q('#code-back-to-live') ? q('#code-back-to-live').textContent : "",
-					link: !document.querySelector('#copy-link').disabled, embed: !document.querySelector('#copy-embed').disabled,
-					share: share ? share.textContent : ""};
-			})()`, &shown))
-			// The share card's link and snippet carry a scenario, not the
-			// trace shown: they are off, and the card says why.
-			if shown.Link || shown.Embed || !strings.Contains(shown.Share, "no link") {
-				t.Errorf("in replay Copy link enabled: %v, Copy embed snippet enabled: %v, share note %q; want both off and a note saying a trace has no link", shown.Link, shown.Embed, shown.Share)
-			}
-			if shown.Code || shown.Copy {
-				t.Errorf("in replay the code view shows code: %v, an enabled Copy button: %v; want neither", shown.Code, shown.Copy)
-			}
-			if !strings.Contains(shown.Note, name) || !strings.Contains(shown.Note, "no Go program") {
-				t.Errorf("in replay the code view says %q, want it to name the trace %q and say there is no Go program for it", shown.Note, name)
-			}
-			if shown.Button != "Back to live" {
-				t.Errorf("in replay the code view's button says %q, want “Back to live”", shown.Button)
-			}
-			var png []byte
-			b.run(t, "screenshot of the code view",
-				chromedp.ScrollIntoView("#code", chromedp.ByQuery),
-				chromedp.Screenshot("#code", &png, chromedp.ByQuery))
-			if err := os.MkdirAll("artifacts", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join("artifacts", "code-view-replay-"+size+".png"), png, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			// By keyboard, as a person who tabbed there would.
-			b.run(t, "going back to live from the code view",
-				chromedp.Focus("#code-back-to-live", chromedp.ByQuery),
-				chromedp.KeyEvent(kb.Enter),
-				chromedp.Poll(`document.querySelector('#playground').dataset.phase !== "replay" && !!document.querySelector('#code-text')`, &ok, chromedp.WithPollingTimeout(waitLong)),
-				chromedp.Evaluate(`document.querySelector('#code-text').value`, &code),
-			)
-			if code != program {
-				t.Errorf("back to live, the code view shows %d characters, want the first preset's program of %d", len(code), len(program))
-			}
-			b.checkErrors(t)
-		})
-	}
+	eachSize(t, func(t *testing.T, b *browser, size string) {
+		var ok bool
+		var code string
+		b.run(t, "loading the playground",
+			chromedp.Navigate(base+"/"),
+			chromedp.WaitVisible(mounted),
+			chromedp.Evaluate(`document.querySelector('#code-text').value`, &code),
+		)
+		if code != program {
+			t.Fatalf("before the trace, the code view shows %d characters, want the first preset's program of %d", len(code), len(program))
+		}
+		b.run(t, "loading a trace",
+			chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
+			chromedp.Poll(`document.querySelector('#playground').dataset.phase === "replay"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		)
+		var shown struct {
+			Code   bool   `json:"code"`
+			Copy   bool   `json:"copy"`
+			Note   string `json:"note"`
+			Button string `json:"button"`
+			Link   bool   `json:"link"`
+			Embed  bool   `json:"embed"`
+			Share  string `json:"share"`
+		}
+		b.run(t, "reading the code view", chromedp.Evaluate(`(() => {
+			const q = (s) => document.querySelector('#code ' + s);
+			const share = document.querySelector('#share-replay');
+			return {code: !!q('#code-text'), copy: !!q('#copy-code') && !q('#copy-code').disabled,
+				note: q('#code-none') ? q('#code-none').textContent : "", button: q('#code-back-to-live') ? q('#code-back-to-live').textContent : "",
+				link: !document.querySelector('#copy-link').disabled, embed: !document.querySelector('#copy-embed').disabled,
+				share: share ? share.textContent : ""};
+		})()`, &shown))
+		// The share card's link and snippet carry a scenario, not the
+		// trace shown: they are off, and the card says why.
+		if shown.Link || shown.Embed || !strings.Contains(shown.Share, "no link") {
+			t.Errorf("in replay Copy link enabled: %v, Copy embed snippet enabled: %v, share note %q; want both off and a note saying a trace has no link", shown.Link, shown.Embed, shown.Share)
+		}
+		if shown.Code || shown.Copy {
+			t.Errorf("in replay the code view shows code: %v, an enabled Copy button: %v; want neither", shown.Code, shown.Copy)
+		}
+		if !strings.Contains(shown.Note, name) || !strings.Contains(shown.Note, "no Go program") {
+			t.Errorf("in replay the code view says %q, want it to name the trace %q and say there is no Go program for it", shown.Note, name)
+		}
+		if shown.Button != "Back to live" {
+			t.Errorf("in replay the code view's button says %q, want “Back to live”", shown.Button)
+		}
+		var png []byte
+		b.run(t, "screenshot of the code view",
+			chromedp.ScrollIntoView("#code", chromedp.ByQuery),
+			chromedp.Screenshot("#code", &png, chromedp.ByQuery))
+		if err := os.MkdirAll("artifacts", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("artifacts", "code-view-replay-"+size+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// By keyboard, as a person who tabbed there would.
+		b.run(t, "going back to live from the code view",
+			chromedp.Focus("#code-back-to-live", chromedp.ByQuery),
+			chromedp.KeyEvent(kb.Enter),
+			chromedp.Poll(`document.querySelector('#playground').dataset.phase !== "replay" && !!document.querySelector('#code-text')`, &ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Evaluate(`document.querySelector('#code-text').value`, &code),
+		)
+		if code != program {
+			t.Errorf("back to live, the code view shows %d characters, want the first preset's program of %d", len(code), len(program))
+		}
+		b.checkErrors(t)
+	})
 }

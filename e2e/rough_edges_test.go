@@ -46,41 +46,35 @@ func (b *browser) rect(t *testing.T, sel string) rect {
 // where the run's controls were, not in a toast over the page.
 func TestReplayToastCoversNothingNeeded(t *testing.T) {
 	file := foreignTrace(t, 400, 40, 0, 100_000, 80_000)
-	for _, size := range []string{"desktop", "phone"} {
-		t.Run(size, func(t *testing.T) {
-			b := newBrowser(t)
-			if size == "phone" {
-				b.phone(t)
-			}
-			var ok bool
-			b.run(t, "loading the trace",
-				chromedp.Navigate(base+"/"),
-				chromedp.WaitVisible(mounted),
-				chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
-				chromedp.Poll(`document.querySelector('#playground').dataset.phase === "replay" && !!document.querySelector('#timeline[data-tasks="400"]')`,
-					&ok, chromedp.WithPollingTimeout(waitLong)),
-				chromedp.Sleep(300*time.Millisecond), // the canvas takes its height
-			)
-			var said string
-			b.run(t, "reading what the page says", chromedp.Evaluate(`(() => {
-				const m = document.querySelector('#message'), s = document.querySelector('#replay-status');
-				return (m && m.dataset.kind !== "none" ? m.textContent : "") + "|" + (s ? s.textContent : "");
-			})()`, &said))
-			if !strings.Contains(said, "read-only") {
-				t.Errorf("the page says %q once the trace is loaded, want it to say it is read-only", said)
-			}
-			for _, note := range []string{"#message", "#replay-status"} {
-				r := b.rect(t, note)
-				for _, sel := range []string{"#timeline", ".view-head", "#back-to-live", "#stats"} {
-					if o := b.rect(t, sel); r.overlaps(o) {
-						t.Errorf("%s %+v covers %s %+v", note, r, sel, o)
-					}
+	eachSize(t, func(t *testing.T, b *browser, size string) {
+		var ok bool
+		b.run(t, "loading the trace",
+			chromedp.Navigate(base+"/"),
+			chromedp.WaitVisible(mounted),
+			chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
+			chromedp.Poll(`document.querySelector('#playground').dataset.phase === "replay" && !!document.querySelector('#timeline[data-tasks="400"]')`,
+				&ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Sleep(300*time.Millisecond), // the canvas takes its height
+		)
+		var said string
+		b.run(t, "reading what the page says", chromedp.Evaluate(`(() => {
+			const m = document.querySelector('#message'), s = document.querySelector('#replay-status');
+			return (m && m.dataset.kind !== "none" ? m.textContent : "") + "|" + (s ? s.textContent : "");
+		})()`, &said))
+		if !strings.Contains(said, "read-only") {
+			t.Errorf("the page says %q once the trace is loaded, want it to say it is read-only", said)
+		}
+		for _, note := range []string{"#message", "#replay-status"} {
+			r := b.rect(t, note)
+			for _, sel := range []string{"#timeline", ".view-head", "#back-to-live", "#stats"} {
+				if o := b.rect(t, sel); r.overlaps(o) {
+					t.Errorf("%s %+v covers %s %+v", note, r, sel, o)
 				}
 			}
-			b.viewShot(t, "replay-toast-"+size+".png")
-			b.checkClean(t)
-		})
-	}
+		}
+		b.viewShot(t, "replay-toast-"+size+".png")
+		b.checkClean(t)
+	})
 }
 
 // TestBurstFormPlacement opens the burst's settings from "Add burst"'s
@@ -88,76 +82,70 @@ func TestReplayToastCoversNothingNeeded(t *testing.T) {
 // refused burst marks the field it is refused for, visibly, in view and
 // not covered by the toast, which covers no part of the timeline either.
 func TestBurstFormPlacement(t *testing.T) {
-	for _, size := range []string{"desktop", "phone"} {
-		t.Run(size, func(t *testing.T) {
-			b := newBrowser(t)
-			if size == "phone" {
-				b.phone(t)
-			}
-			var ok bool
-			var height float64
-			b.run(t, "opening the burst's settings",
-				chromedp.Navigate(base+"/"),
-				chromedp.WaitVisible(mounted),
-				chromedp.Evaluate(`document.querySelector('#compose-toggle')?.click(), true`, &ok),
-				chromedp.Poll(`document.querySelector('#burst-count').getBoundingClientRect().height > 0`, &ok, chromedp.WithPollingTimeout(waitLong)),
-				chromedp.Sleep(200*time.Millisecond),
-				chromedp.Evaluate(`window.innerHeight`, &height),
-			)
-			add, field := b.rect(t, "#add-burst"), b.rect(t, "#burst-count")
-			gap := field.Y - (add.Y + add.H)
-			t.Logf("%s: the first field of the burst is %.0f px below Add burst", size, gap)
-			if gap < 0 || gap > 120 {
-				t.Errorf("the burst's first field is %.0f px below Add burst, want it right under it (0 to 120 px)", gap)
-			}
-			if field.Y < 0 || field.Y+field.H > height {
-				t.Errorf("the burst's first field %+v is outside the window (height %.0f) once opened", field, height)
-			}
-			b.viewShot(t, "burst-form-"+size+".png")
+	eachSize(t, func(t *testing.T, b *browser, size string) {
+		var ok bool
+		var height float64
+		b.run(t, "opening the burst's settings",
+			chromedp.Navigate(base+"/"),
+			chromedp.WaitVisible(mounted),
+			chromedp.Evaluate(`document.querySelector('#compose-toggle')?.click(), true`, &ok),
+			chromedp.Poll(`document.querySelector('#burst-count').getBoundingClientRect().height > 0`, &ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Sleep(200*time.Millisecond),
+			chromedp.Evaluate(`window.innerHeight`, &height),
+		)
+		add, field := b.rect(t, "#add-burst"), b.rect(t, "#burst-count")
+		gap := field.Y - (add.Y + add.H)
+		t.Logf("%s: the first field of the burst is %.0f px below Add burst", size, gap)
+		if gap < 0 || gap > 120 {
+			t.Errorf("the burst's first field is %.0f px below Add burst, want it right under it (0 to 120 px)", gap)
+		}
+		if field.Y < 0 || field.Y+field.H > height {
+			t.Errorf("the burst's first field %+v is outside the window (height %.0f) once opened", field, height)
+		}
+		b.viewShot(t, "burst-form-"+size+".png")
 
-			var shown struct {
-				Invalid  string `json:"invalid"`
-				Border   string `json:"border"`
-				Error    string `json:"error"`
-				OnTop    bool   `json:"onTop"`
-				InWindow bool   `json:"inWindow"`
-				Over     bool   `json:"over"`
-			}
-			b.run(t, "adding a burst of 0 tasks",
-				typeInto("#burst-count", "0"),
-				chromedp.Click("#add-burst", chromedp.ByQuery),
-				chromedp.Poll(`document.querySelector('#burst-count').getAttribute('aria-invalid') === "true"`, &ok, chromedp.WithPollingTimeout(waitLong)),
-				chromedp.Sleep(200*time.Millisecond),
-				chromedp.Evaluate(`(() => {
-					const el = document.querySelector('#burst-count');
-					const r = el.getBoundingClientRect();
-					const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
-					const err = document.querySelector('#burst-count-error');
-					const n = document.querySelector('#message').getBoundingClientRect();
-					const tl = document.querySelector('#timeline').getBoundingClientRect();
-					const over = n.height > 0 && n.left < tl.right && tl.left < n.right &&
-						Math.max(n.top, tl.top, 0) < Math.min(n.bottom, tl.bottom, window.innerHeight);
-					return {invalid: el.getAttribute('aria-invalid'), border: getComputedStyle(el).borderTopColor,
-						error: err ? err.textContent : "", onTop: at === el,
-						inWindow: r.y >= 0 && r.y + r.height <= window.innerHeight, over};
-				})()`, &shown),
-			)
-			if shown.Border != "rgb(220, 38, 38)" {
-				t.Errorf("the refused field's border is %s, want the error red rgb(220, 38, 38)", shown.Border)
-			}
-			if shown.Error == "" {
-				t.Errorf("no sentence under the refused field says what is wrong")
-			}
-			if !shown.OnTop || !shown.InWindow {
-				t.Errorf("the refused field is in the window: %v, not covered (by the toast): %v; want both", shown.InWindow, shown.OnTop)
-			}
-			if shown.Over {
-				t.Errorf("the error toast covers the part of the timeline in the window")
-			}
-			b.viewShot(t, "burst-form-refused-"+size+".png")
-			b.checkClean(t)
-		})
-	}
+		var shown struct {
+			Invalid  string `json:"invalid"`
+			Border   string `json:"border"`
+			Error    string `json:"error"`
+			OnTop    bool   `json:"onTop"`
+			InWindow bool   `json:"inWindow"`
+			Over     bool   `json:"over"`
+		}
+		b.run(t, "adding a burst of 0 tasks",
+			typeInto("#burst-count", "0"),
+			chromedp.Click("#add-burst", chromedp.ByQuery),
+			chromedp.Poll(`document.querySelector('#burst-count').getAttribute('aria-invalid') === "true"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Sleep(200*time.Millisecond),
+			chromedp.Evaluate(`(() => {
+				const el = document.querySelector('#burst-count');
+				const r = el.getBoundingClientRect();
+				const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+				const err = document.querySelector('#burst-count-error');
+				const n = document.querySelector('#message').getBoundingClientRect();
+				const tl = document.querySelector('#timeline').getBoundingClientRect();
+				const over = n.height > 0 && n.left < tl.right && tl.left < n.right &&
+					Math.max(n.top, tl.top, 0) < Math.min(n.bottom, tl.bottom, window.innerHeight);
+				return {invalid: el.getAttribute('aria-invalid'), border: getComputedStyle(el).borderTopColor,
+					error: err ? err.textContent : "", onTop: at === el,
+					inWindow: r.y >= 0 && r.y + r.height <= window.innerHeight, over};
+			})()`, &shown),
+		)
+		if shown.Border != "rgb(220, 38, 38)" {
+			t.Errorf("the refused field's border is %s, want the error red rgb(220, 38, 38)", shown.Border)
+		}
+		if shown.Error == "" {
+			t.Errorf("no sentence under the refused field says what is wrong")
+		}
+		if !shown.OnTop || !shown.InWindow {
+			t.Errorf("the refused field is in the window: %v, not covered (by the toast): %v; want both", shown.InWindow, shown.OnTop)
+		}
+		if shown.Over {
+			t.Errorf("the error toast covers the part of the timeline in the window")
+		}
+		b.viewShot(t, "burst-form-refused-"+size+".png")
+		b.checkClean(t)
+	})
 }
 
 // TestEmbedHeightSteady plays scenarios in the embed whose lanes appear
@@ -213,27 +201,21 @@ func TestWeightedWaiterShot(t *testing.T) {
 	if !ok {
 		t.Fatal("no semaphore preset")
 	}
-	for _, size := range []string{"desktop", "phone"} {
-		t.Run(size, func(t *testing.T) {
-			b := newBrowser(t)
-			if size == "phone" {
-				b.phone(t)
-			}
-			var ok bool
-			var png []byte
-			b.run(t, "opening the preset at 0.6 s",
-				chromedp.Navigate(base+"/?v="+strconv.Itoa(sim.Version)+"&t=0.6"+sim.LinkPrefix+ps.Scenario.Encode()),
-				chromedp.WaitVisible(mounted),
-				chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused" && document.querySelector('#stats').dataset.nowMs === "600" && Number(document.querySelector('#stats').dataset.waiting) > 0`,
-					&ok, chromedp.WithPollingTimeout(waitLong)),
-				chromedp.Sleep(300*time.Millisecond),
-				chromedp.ScrollIntoView("#timeline", chromedp.ByQuery),
-				chromedp.Screenshot("#timeline", &png, chromedp.ByQuery),
-			)
-			writeArtifact(t, "weighted-waiter-"+size+".png", png)
-			b.checkClean(t)
-		})
-	}
+	eachSize(t, func(t *testing.T, b *browser, size string) {
+		var ok bool
+		var png []byte
+		b.run(t, "opening the preset at 0.6 s",
+			chromedp.Navigate(base+"/?v="+strconv.Itoa(sim.Version)+"&t=0.6"+sim.LinkPrefix+ps.Scenario.Encode()),
+			chromedp.WaitVisible(mounted),
+			chromedp.Poll(`document.querySelector('#playground').dataset.phase === "paused" && document.querySelector('#stats').dataset.nowMs === "600" && Number(document.querySelector('#stats').dataset.waiting) > 0`,
+				&ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Sleep(300*time.Millisecond),
+			chromedp.ScrollIntoView("#timeline", chromedp.ByQuery),
+			chromedp.Screenshot("#timeline", &png, chromedp.ByQuery),
+		)
+		writeArtifact(t, "weighted-waiter-"+size+".png", png)
+		b.checkClean(t)
+	})
 }
 
 // writeArtifact writes data to e2e/artifacts/name.

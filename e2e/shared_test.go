@@ -30,10 +30,7 @@ func TestShared(t *testing.T) {
 	open := func(what string) {
 		t.Helper()
 		b.run(t, what,
-			chromedp.Navigate(base+"/"),
-			chromedp.WaitVisible(mounted),
-			chromedp.Click("#preset-"+id, chromedp.ByQuery),
-			chromedp.Poll(fmt.Sprintf(`document.querySelector('#playground').dataset.preset === %q`, id), &done, chromedp.WithPollingTimeout(waitLong)),
+			openPreset(id),
 			// At 1 s two reports and one import hold the three tokens.
 			chromedp.Poll(`Number(document.querySelector('#stats').dataset.nowMs) >= 1000`, &done, chromedp.WithPollingTimeout(waitLong)),
 			chromedp.Evaluate(`document.querySelector('#playground').dataset.phase === "playing" && document.querySelector('#play').click(), true`, &done),

@@ -678,10 +678,7 @@ func TestLogs(t *testing.T) {
 	b := newBrowser(t)
 	var ok bool
 	b.run(t, "running a preset",
-		chromedp.Navigate(base+"/"),
-		chromedp.WaitVisible(mounted),
-		chromedp.Click("#preset-keyed-devices", chromedp.ByQuery),
-		chromedp.Poll(`document.querySelector('#playground').dataset.preset === "keyed-devices"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		openPreset("keyed-devices"),
 		chromedp.Evaluate(setSpeed, &ok),
 		chromedp.Poll(`document.querySelector('#playground').dataset.phase === "finished"`, &ok, chromedp.WithPollingTimeout(waitLong)),
 	)
