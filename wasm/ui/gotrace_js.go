@@ -65,7 +65,7 @@ func (p *Play) pauser(name string) func(float64) {
 			p.progress.set(fmt.Sprintf("Building the timeline of %s… %d%%", name, int(done*100)))
 			shown = time.Now()
 		}
-		time.Sleep(time.Millisecond)
+		yieldToBrowser()
 		last = time.Now()
 	}
 }

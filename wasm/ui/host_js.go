@@ -450,8 +450,8 @@ func (r *fileReader) Read(p []byte) (int, error) {
 			r.progress(r.off, r.size)
 		}
 		// Awaiting the slice let the browser run; parsing what was read
-		// does not, so it yields on a timer too.
-		time.Sleep(time.Millisecond)
+		// does not, so it yields too.
+		yieldToBrowser()
 		if len(r.buf) == 0 {
 			return n, nil
 		}
