@@ -820,3 +820,67 @@ func TestTimelineStays(t *testing.T) {
 		})
 	}
 }
+
+// TestLogEarlier runs 120 tasks, some 500 events: the event log shows the
+// latest 200, and "Show 200 earlier" pages back to the run's first event,
+// then goes.
+func TestLogEarlier(t *testing.T) {
+	t.Parallel()
+	b := newBrowser(t)
+	var ok bool
+	b.run(t, "running 120 tasks on the blank slate",
+		openPreset(sim.BlankID),
+		chromedp.Evaluate(setSpeed, &ok),
+		typeInto("#burst-count", "120"),
+		chromedp.Click("#add-burst", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#stats').dataset.tasks === "120" && document.querySelector('#playground').dataset.phase === "finished"`,
+			&ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	type logState struct {
+		Rows   int      `json:"rows"`
+		Total  int      `json:"total"`
+		More   bool     `json:"more"`
+		Oldest []string `json:"oldest"`
+	}
+	const read = `(() => {
+		const rows = [...document.querySelectorAll('#log li')].filter(li => !li.classList.contains('muted'));
+		const last = rows[rows.length - 1];
+		return {rows: rows.length, total: Number(document.querySelector('#log').dataset.matches),
+			more: !!document.querySelector('#log-more'),
+			oldest: last ? [...last.children].map(c => c.textContent.trim()) : []};
+	})()`
+	var st logState
+	b.run(t, "reading the log", chromedp.Evaluate(read, &st))
+	if st.Rows != 200 || st.Total <= 400 || !st.More {
+		t.Fatalf("the log shows %d of %d events, more: %v; want the latest 200 of over 400, and a button for earlier ones", st.Rows, st.Total, st.More)
+	}
+	b.run(t, "scrolling to the log's end", chromedp.Evaluate(`(() => {
+		const l = document.querySelector('#log');
+		l.scrollIntoView({block: "center"});
+		l.scrollTop = l.scrollHeight;
+		return true;
+	})()`, &ok))
+	b.viewShot(t, "log-earlier.png")
+	total := st.Total
+	for want := 400; ; want += 200 {
+		b.run(t, "showing earlier events",
+			chromedp.Click("#log-more", chromedp.ByQuery),
+			chromedp.Poll(fmt.Sprintf(`[...document.querySelectorAll('#log li')].filter(li => !li.classList.contains('muted')).length === %d`, min(want, total)),
+				&ok, chromedp.WithPollingTimeout(waitLong)),
+			chromedp.Evaluate(read, &st),
+		)
+		if want >= total {
+			break
+		}
+		if !st.More {
+			t.Fatalf("%d of %d events shown, and no button for earlier ones", st.Rows, total)
+		}
+	}
+	if st.More {
+		t.Errorf("all %d events shown, and still a button for earlier ones", total)
+	}
+	if len(st.Oldest) < 3 || st.Oldest[1] != "t1" || st.Oldest[2] != "enqueued" {
+		t.Errorf("the oldest row shown is %q, want t1 enqueued, the run's first event", st.Oldest)
+	}
+	b.checkClean(t)
+}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"sluice/core"
@@ -28,10 +29,15 @@ type eventLog struct {
 	query   string
 	scanned int   // entries matched against query so far
 	matched []int // their indices that match
+
+	id uint64 // tells this log from the run's others (Panel.LogID)
 }
 
+// eventLogs numbers the logs made.
+var eventLogs atomic.Uint64
+
 func newEventLog(primitive string, origin time.Time, entries []trace.Entry) *eventLog {
-	return &eventLog{primitive: primitive, origin: origin, entries: entries}
+	return &eventLog{primitive: primitive, origin: origin, entries: entries, id: eventLogs.Add(1)}
 }
 
 // add records an event. It does not block beyond the log's lock.
@@ -68,18 +74,51 @@ func (l *eventLog) latest(n int) (out []trace.Entry, matching, total int) {
 	if l.query == "" {
 		return slices.Clone(l.entries[max(len(l.entries)-n, 0):]), total, total
 	}
+	m := l.scanLocked()
+	return l.spanLocked(m-n, m), m, total
+}
+
+// span returns the entries that match the filter from the from-th match
+// (oldest first, from 0) to the to-th, of those the log keeps.
+func (l *eventLog) span(from, to int) []trace.Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.scanLocked()
+	return l.spanLocked(from, to)
+}
+
+// scanLocked brings the filter's matches up to date, and returns how many
+// entries the log keeps that match.
+func (l *eventLog) scanLocked() int {
+	if l.query == "" {
+		return len(l.entries)
+	}
 	for ; l.scanned < len(l.entries); l.scanned++ {
 		e := &l.entries[l.scanned]
 		if matches(l.query, entryFields(l.primitive, l.origin, e)...) {
 			l.matched = append(l.matched, l.scanned)
 		}
 	}
-	idx := l.matched[max(len(l.matched)-n, 0):]
-	out = make([]trace.Entry, len(idx))
-	for i, j := range idx {
+	return len(l.matched)
+}
+
+func (l *eventLog) spanLocked(from, to int) []trace.Entry {
+	n := len(l.entries)
+	if l.query != "" {
+		n = len(l.matched)
+	}
+	from, to = max(from, 0), min(to, n)
+	if from >= to {
+		return nil
+	}
+	if l.query == "" {
+		return slices.Clone(l.entries[from:to])
+	}
+	out := make([]trace.Entry, to-from)
+	for i, j := range l.matched[from:to] {
 		out[i] = l.entries[j]
 	}
-	return out, len(l.matched), total
+	return out
 }
 
 // entryFields are what the event log shows of an entry, which its filter

@@ -18,30 +18,50 @@ import (
 // cost: a render of a page whose event log is full and unchanged takes
 // 1.0 ms natively, and 3,269 allocations, where it took 2.5 ms and 10,713
 // (BenchmarkPlayRender).
+//
+// The list ends with a button that shows earlier events, a page at a time,
+// back to the run's first: the panel keeps where the list starts then (its
+// own state), until the filter changes or another log is shown.
 type LogPanel struct {
 	app.Compo
 
 	Entries   []trace.Entry // the latest events that match, oldest first
 	Matches   int           // events that match the filter
 	Total     int           // events the run has had
+	LogID     uint64        // the log they are of (Panel.LogID)
 	Primitive string
 	Origin    time.Time // time 0 of the times shown
 	Query     string    // the filter, as typed
 	Live      bool      // the page runs: the filter takes input
-	Filter    logFilter // where the filter goes
+	Source    logSource // where the filter goes, and earlier events come from
+
+	// The match the list starts at, when earlier events are shown, and
+	// the log and filter it counts in.
+	from      int
+	fromLog   uint64
+	fromQuery string
 }
 
-// logFilter takes the event log's filter: the session filters the whole
-// log. An interface value holding a pointer, so that go-app's comparison
+// logSource takes the event log's filter (the session filters the whole
+// log) and gives the events that match, from the from-th match to the
+// to-th. An interface value holding a pointer, so that go-app's comparison
 // of LogPanel's fields finds it unchanged.
-type logFilter interface {
+type logSource interface {
 	setLogQuery(ctx app.Context, q string)
+	logSpan(from, to int) []trace.Entry
 }
+
+// logPage is how many earlier events a press of "Show earlier" adds.
+const logPage = 200
 
 func (l *LogPanel) Render() app.UI {
-	rows := make([]app.UI, 0, len(l.Entries)+1)
-	for i := len(l.Entries) - 1; i >= 0; i-- {
-		e := &l.Entries[i]
+	entries := l.Entries
+	if l.expanded() {
+		entries = l.Source.logSpan(l.from, l.Matches)
+	}
+	rows := make([]app.UI, 0, len(entries)+1)
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := &entries[i]
 		f := entryFields(l.Primitive, l.Origin, e)
 		rows = append(rows, app.Li().Class("log-"+eventVerbClass(e.Kind)).Body(
 			app.Span().Class("log-time").Text(f[0]),
@@ -50,13 +70,17 @@ func (l *LogPanel) Render() app.UI {
 			app.Span().Class("log-detail").Text(f[3]),
 		))
 	}
-	if more := l.Matches - len(l.Entries); more > 0 {
+	if more := l.Matches - len(entries); more > 0 && l.Source != nil {
 		match := ""
 		if l.Query != "" {
 			match = " that match"
 		}
-		rows = append(rows, app.Li().ID("log-more").Class("muted").Text(
-			"… and "+formatCount(more)+" earlier "+plural(more, "event", "events")+match+": the filter searches all of them."))
+		page := min(more, logPage)
+		rows = append(rows, app.Li().Class("muted log-more").Body(
+			app.Span().Text(formatCount(more)+" earlier "+plural(more, "event", "events")+match+": the filter searches all of them"),
+			app.Button().ID("log-more").Class("btn btn-small").Disabled(!l.Live).
+				Text("Show "+formatCount(page)+" earlier").OnClick(l.onEarlier),
+		))
 	}
 	if len(rows) == 0 {
 		empty := "No events yet."
@@ -68,13 +92,28 @@ func (l *LogPanel) Render() app.UI {
 	return app.Section().Class("card").Body(
 		listHead("Event log", "log", l.Matches, l.Total, "events of the whole run", l.Query, l.Live, func(ctx app.Context, q string) {
 			l.Query = q
-			if l.Filter != nil {
-				l.Filter.setLogQuery(ctx, q)
+			if l.Source != nil {
+				l.Source.setLogQuery(ctx, q)
 			}
 		}),
 		app.Ol().ID("log").Class("log log-scroll").TabIndex(0).Aria("label", "Event log, newest first").
-			DataSet("count", len(l.Entries)).DataSet("matches", l.Matches).DataSet("total", l.Total).Body(rows...),
+			DataSet("count", len(entries)).DataSet("matches", l.Matches).DataSet("total", l.Total).Body(rows...),
 	)
+}
+
+// expanded reports whether the list starts at an earlier event than the
+// latest entries: in the log and filter it was asked for.
+func (l *LogPanel) expanded() bool {
+	return l.Source != nil && l.fromLog == l.LogID && l.fromQuery == l.Query && l.from < l.Matches-len(l.Entries)
+}
+
+// onEarlier shows a page of earlier events.
+func (l *LogPanel) onEarlier(ctx app.Context, e app.Event) {
+	start := l.Matches - len(l.Entries)
+	if l.expanded() {
+		start = l.from
+	}
+	l.from, l.fromLog, l.fromQuery = max(start-logPage, 0), l.LogID, l.Query
 }
 
 // MessagesPanel is the Messages card: what the run said to the person

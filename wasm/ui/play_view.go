@@ -9,6 +9,7 @@ import (
 	"github.com/maxence-charriere/go-app/v9/pkg/app"
 
 	"sluice/core"
+	"sluice/core/trace"
 	"sluice/wasm/sim"
 )
 
@@ -458,8 +459,8 @@ func (p *Play) renderDetails() app.UI {
 			app.Table().ID("waits").Class("waits").Body(app.TBody().Body(waitRows(pn)...)),
 			app.P().Class("muted small").Text(waitsNote(pn)),
 		)),
-		&LogPanel{Entries: pn.Log, Matches: pn.LogMatches, Total: pn.LogTotal, Primitive: pn.Primitive, Origin: pn.Origin,
-			Query: p.logQuery, Live: p.mounted, Filter: p},
+		&LogPanel{Entries: pn.Log, Matches: pn.LogMatches, Total: pn.LogTotal, LogID: pn.LogID, Primitive: pn.Primitive, Origin: pn.Origin,
+			Query: p.logQuery, Live: p.mounted, Source: p},
 		&MessagesPanel{Messages: pn.Messages, Count: pn.MessageCount, Replay: pn.Phase == "replay", Live: p.mounted, Unlinked: pn.Unlinked},
 	)
 }
@@ -1011,6 +1012,15 @@ func skipLink() app.UI {
 
 // setLogQuery filters the event log, over the whole run: the session
 // filters, off the UI goroutine, and the panel comes back filtered.
+// logSpan returns the events of the shown log that match the filter, from
+// the from-th to the to-th (LogPanel's earlier events).
+func (p *Play) logSpan(from, to int) []trace.Entry {
+	if p.sess == nil {
+		return nil
+	}
+	return p.sess.LogSpan(from, to)
+}
+
 func (p *Play) setLogQuery(ctx app.Context, q string) {
 	p.logQuery = q
 	if p.sess == nil {

@@ -896,8 +896,11 @@ type Panel struct {
 	// LogMatches is how many events of the run match the filter (all of
 	// them without one), LogTotal how many it has had.
 	LogMatches, LogTotal int
-	Origin               time.Time // virtual time 0, for the log's times
-	Messages             []sim.Message
+	// LogID tells the log of the run or trace shown from the others it
+	// has had (a new run, a seek or a trace has a log of its own).
+	LogID    uint64
+	Origin   time.Time // virtual time 0, for the log's times
+	Messages []sim.Message
 	// MessageCount is how many messages the run has had; Messages holds
 	// the latest.
 	MessageCount int
@@ -915,6 +918,18 @@ func (s *Session) SetLogQuery(q string) {
 	if s.replay != nil && s.replay.log != nil {
 		s.replay.log.setQuery(q)
 	}
+}
+
+// LogSpan returns the events of the shown log (the run's, or a loaded
+// trace's) that match the event log's filter, from the from-th match,
+// oldest first, to the to-th.
+func (s *Session) LogSpan(from, to int) []trace.Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.replay; r != nil && r.log != nil {
+		return r.log.span(from, to)
+	}
+	return s.log.span(from, to)
 }
 
 // Events and messages the panel lists.
@@ -940,6 +955,7 @@ func (s *Session) Panel() Panel {
 			Waits: slices.Clone(st.Waits), Levels: r.levels, Origin: r.start, Trace: st, NoWaits: r.noWaits,
 		}
 		p.Log, p.LogMatches, p.LogTotal = r.log.latest(panelLog)
+		p.LogID = r.log.id
 		return p
 	}
 	st := s.run.Stats()
@@ -973,6 +989,7 @@ func (s *Session) Panel() Panel {
 		p.Trace.Waits = p.Waits
 	}
 	p.Log, p.LogMatches, p.LogTotal = s.log.latest(panelLog)
+	p.LogID = s.log.id
 	msgs := s.run.Messages()
 	p.Messages = tail(msgs, panelMessages)
 	p.MessageCount = len(msgs)

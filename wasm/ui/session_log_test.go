@@ -60,3 +60,48 @@ func TestPauseDuringReplayKeepsTheLog(t *testing.T) {
 		t.Errorf("the link's run made %d tasks and canceled %d; want 14 and some", want.Tasks, want.Canceled)
 	}
 }
+
+// TestLogSpan reads the event log a page at a time, as the event log's
+// "Show earlier" does: the pages, joined, are the whole log the panel
+// counts, its latest page the panel's own entries, with and without a
+// filter.
+func TestLogSpan(t *testing.T) {
+	sc := sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 3, Limit: 4, Speed: 10,
+		Bursts: []sim.Burst{{Count: 120, MinMS: 10, MaxMS: 50, Priority: sim.PriorityMix{Low: 1, Normal: 2, High: 1}}}}
+	s, err := ui.NewSession(sc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, q := range []string{"", "started"} {
+		t.Run("filter="+q, func(t *testing.T) {
+			s.SetLogQuery(q)
+			pn := runToEnd(t, s)
+			if pn.LogMatches <= len(pn.Log) && q == "" {
+				t.Fatalf("the run has %d events, the panel shows %d: want more than a panel", pn.LogMatches, len(pn.Log))
+			}
+			var all []string
+			for from := 0; from < pn.LogMatches; from += 7 {
+				page := s.LogSpan(from, from+7)
+				if want := min(7, pn.LogMatches-from); len(page) != want {
+					t.Fatalf("LogSpan(%d, %d) holds %d events, want %d", from, from+7, len(page), want)
+				}
+				for _, e := range page {
+					if q != "" && e.Kind.String() != q {
+						t.Errorf("with the filter %q, LogSpan gives a %v event", q, e.Kind)
+					}
+					all = append(all, e.Name+" "+e.Kind.String())
+				}
+			}
+			latest := all[len(all)-len(pn.Log):]
+			for i, e := range pn.Log {
+				if got := e.Name + " " + e.Kind.String(); got != latest[i] {
+					t.Fatalf("the panel's entry %d is %q, the span's %q", i, got, latest[i])
+				}
+			}
+			if got := s.LogSpan(pn.LogMatches, pn.LogMatches+5); len(got) != 0 {
+				t.Errorf("LogSpan past the log's end = %d events, want none", len(got))
+			}
+		})
+	}
+}

@@ -27,12 +27,13 @@ type runState struct {
 
 // stateOf takes a frame (as the page does after a seek or a step) and
 // returns the session's state, without what says how it got there: the
-// phase, the link (a played run logs its pauses), the rewind horizon.
+// phase, the link (a played run logs its pauses), the rewind horizon, which
+// log object holds the events (a seek makes another).
 func stateOf(s *ui.Session) runState {
 	s.Frame(0, ui.SpanFor)
 	pn := s.Panel()
 	// Goroutines counts the whole program's, the other session's too.
-	pn.Phase, pn.Link, pn.Rewind, pn.Alert, pn.Log, pn.Goroutines = "", "", ui.Rewind{}, "", nil, 0
+	pn.Phase, pn.Link, pn.Rewind, pn.Alert, pn.Log, pn.LogID, pn.Goroutines = "", "", ui.Rewind{}, "", nil, 0, 0
 	snap := ui.SessionSnapshot(s)
 	var events []string
 	for _, e := range ui.SessionEvents(s) {
