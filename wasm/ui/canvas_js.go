@@ -10,9 +10,11 @@ import (
 )
 
 // canvasPainter is the painter of a <canvas>: its 2D context, reached
-// through safejs. It remembers the context's fill, stroke, font and
-// alignment so that it sets each only when it changes, and caches text
-// widths, since every call into JavaScript costs.
+// through safejs. Every call into JavaScript costs, so it remembers the
+// context's fill, stroke, font and alignment to set each only when it
+// changes, caches text widths, draws a frame's texts in one call
+// (web/canvas.js) and keeps the Path2D objects of long paths that the next
+// frames draw again.
 type canvasPainter struct {
 	canvas, ctx2d safejs.Value
 	path2DCtor    safejs.Value // the Path2D constructor

@@ -16,8 +16,8 @@ import (
 // child component of Play: go-app renders it again only when one of its
 // fields changes, and its rows were most of what a render of the page
 // cost: a render of a page whose event log is full and unchanged takes
-// 1.0 ms natively, and 3,269 allocations, where it took 2.5 ms and 10,713
-// (BenchmarkPlayRender).
+// 0.9 ms natively, and 3,224 allocations, where it took 2.5 ms and 10,713
+// (BenchmarkPlayRender, with CodeCard a component too).
 //
 // The list ends with a button that shows earlier events, a page at a time,
 // back to the run's first: the panel keeps where the list starts then (its
