@@ -62,26 +62,24 @@ test: test-tools test-fmt test-vet test-race test-rabbitmq test-wasm test-fuzz t
 # 4.4% smaller than gzip -9, which the build uses without it (build.go,
 # gzipCommands). make test needs it, for the size that TestServedFiles
 # checks.
-PIGZ_MISSING := ! command -v pigz >/dev/null
-PIGZ_INSTALL := echo "==> installing pigz (Debian package pigz)"; \
-	export DEBIAN_FRONTEND=noninteractive; apt-get update && apt-get install -y pigz
-CAN_APT := [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null
-
 gzip-tool:
-	@if $(PIGZ_MISSING); then \
-		if $(CAN_APT); then $(PIGZ_INSTALL); \
-		else echo "note: without pigz (sudo apt-get install pigz), app.wasm is compressed with gzip -9, 4% larger" >&2; fi; \
+	@if ! command -v pigz >/dev/null; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "==> installing pigz (Debian package pigz)"; \
+			export DEBIAN_FRONTEND=noninteractive; \
+			apt-get update && apt-get install -y pigz; \
+		else \
+			echo "note: without pigz (sudo apt-get install pigz), app.wasm is compressed with gzip -9, 4% larger" >&2; \
+		fi; \
 	fi
 
 # Chromium for the wasm and e2e tests, wasmbrowsertest, which runs GOOS=js
 # tests in it, RabbitMQ for the broker tests and Prometheus for the example
 # service's (only the packages: the tests start their own servers, never
 # the system services).
-test-tools: $(BIN)/wasmbrowsertest $(BIN)/chromium
-	@if $(PIGZ_MISSING); then \
-		if $(CAN_APT); then $(PIGZ_INSTALL); \
-		else echo "make test needs pigz: install the Debian package pigz (sudo apt-get install pigz)" >&2; exit 1; fi; \
-	fi
+test-tools: $(BIN)/wasmbrowsertest $(BIN)/chromium gzip-tool
+	@command -v pigz >/dev/null || { echo "make test needs pigz: install the Debian package pigz" \
+		"(sudo apt-get install pigz)" >&2; exit 1; }
 	@if [ ! -x "$(RABBITMQ_SERVER)" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			echo "==> installing RabbitMQ (Debian package rabbitmq-server)"; \
