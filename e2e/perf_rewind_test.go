@@ -36,6 +36,13 @@ func TestPerfRewind(t *testing.T) {
 	// uses one up, and the next frames build it again.
 	const built = `Number(document.querySelector('#rewind').dataset.checkpoints) >= 4`
 	var ok bool
+	b.run(t, "watching for long tasks", chromedp.Evaluate(`(() => {
+		window.sluiceLong = [];
+		new PerformanceObserver((l) => {
+			for (const e of l.getEntries()) window.sluiceLong.push(e.duration);
+		}).observe({type: "longtask"});
+		return true;
+	})()`, &ok))
 	b.run(t, "pausing at the end", chromedp.Evaluate(`(() => {
 		const el = document.querySelector('#scrubber');
 		el.value = el.max;
@@ -44,7 +51,11 @@ func TestPerfRewind(t *testing.T) {
 	})()`, &ok))
 	start := time.Now()
 	b.run(t, "waiting for the checkpoints", chromedp.Poll(built, &ok, chromedp.WithPollingTimeout(waitLong)))
-	report("checkpoints of the 10,000-task run built in the paused page's spare frame time: %.1f s", time.Since(start).Seconds())
+	building := time.Since(start)
+	var long []float64
+	b.run(t, "reading the long tasks", chromedp.Evaluate(`window.sluiceLong.splice(0)`, &long))
+	report("checkpoints of the 10,000-task run built in the paused page's spare frame time: %.1f s, longest main-thread task %.0f ms, %d over 50 ms",
+		building.Seconds(), slices.Max(append(long, 0)), len(long))
 
 	var back, fwd, seeks []float64
 	now := end
@@ -78,12 +89,14 @@ func TestPerfRewind(t *testing.T) {
 		now = at
 	}
 	b.profileStop(t, "SLUICE_PERF_PROFILE_REWIND")
+	b.run(t, "reading the long tasks", chromedp.Evaluate(`window.sluiceLong.splice(0)`, &long))
 	b.checkErrors(t)
 	slices.Sort(back)
 	slices.Sort(fwd)
 	slices.Sort(seeks)
 	report("landing anywhere in a 10,000-task run (%s s long), scrubber input to the page at that moment: back median %.0f ms, worst %.0f ms over %d; forward median %.0f ms, worst %.0f ms over %d; target <= 100 ms",
 		fmt.Sprintf("%.1f", float64(end)/1000), back[len(back)/2], back[len(back)-1], len(back), fwd[len(fwd)/2], fwd[len(fwd)-1], len(fwd))
-	report("of which Session.Seek itself (the run moved to the moment): median %.0f ms, worst %.0f ms over %d", seeks[len(seeks)/2], seeks[len(seeks)-1], len(seeks))
+	report("of which Session.Seek itself (the run moved to the moment): median %.0f ms, worst %.0f ms over %d; main-thread tasks over 50 ms while landing: %d, longest %.0f ms",
+		seeks[len(seeks)/2], seeks[len(seeks)-1], len(seeks), len(long), slices.Max(append(long, 0)))
 	b.run(t, "leaving the page", chromedp.Navigate("about:blank"))
 }

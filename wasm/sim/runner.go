@@ -51,19 +51,21 @@ const MaxMessages = 200
 // sleeps its duration on the virtual clock, then returns nil, returns
 // [ErrSimulated] or panics.
 //
-// Time moves only through [Runner.Advance] and [Runner.Step], which let the
-// primitive's goroutines come to rest before each timer fires and after:
-// every goroutine is then blocked on the virtual clock or inside the
-// primitive. So a scenario runs the same way every time: the same tasks
-// start and end at the same virtual times, whatever the speed of play,
-// the frame rate or the machine. Do not advance the clock by itself.
+// Time moves only through [Runner.Advance] (or [Runner.AdvanceFor]) and
+// [Runner.Step], which let the primitive's goroutines come to rest before
+// each timer fires and after: every goroutine is then blocked on the
+// virtual clock or inside the primitive. So a scenario runs the same way
+// every time: the same tasks start and end at the same virtual times,
+// whatever the speed of play, the frame rate or the machine. Do not
+// advance the clock by itself.
 //
 // A Runner's methods are safe for concurrent use, but time should be moved
-// by one goroutine; the methods that change the run (Advance, Step,
-// Submit, Cancel, CancelAll, SetLimit, Drain, Close) return once the run
-// is at rest again, which takes no virtual time. None of them blocks on
-// the virtual clock, and none panics on a primitive's error: those become
-// messages ([Runner.Messages], [Config.OnMessage]) or returned errors.
+// by one goroutine; the methods that change the run (Advance, AdvanceFor,
+// Step, Submit, Cancel, CancelAll, SetLimit, Drain, Close) return once the
+// run is at rest again, which takes no virtual time. None of them blocks
+// on the virtual clock, and none panics on a primitive's error: those
+// become messages ([Runner.Messages], [Config.OnMessage]) or returned
+// errors.
 //
 // Every goroutine a Runner starts is waited for by [Runner.Wait] after
 // [Runner.Stop].
@@ -115,6 +117,11 @@ type Runner struct {
 	outbox []Message // messages not yet given to onMessage
 
 	replayed int // entries of sc.Log performed so far (or dropped)
+
+	// Of the goroutine that moves time (see AdvanceFor): a burst's tasks
+	// not yet submitted, and the real time past which fire stops early.
+	firing []*task
+	until  time.Time
 }
 
 // keyCount is a keyed queue key's tasks, from events.
@@ -307,6 +314,29 @@ func (r *Runner) Now() time.Duration { return r.clock.Now().Sub(Epoch) }
 // clicks take effect. It blocks while the run's goroutines catch up,
 // never on virtual time; after Stop it does nothing.
 func (r *Runner) Advance(d time.Duration) {
+	r.advance(d, time.Time{})
+}
+
+// AdvanceFor is Advance that hands the thread back once the real time
+// until has passed: between two timers, or between two submissions of a
+// burst's tasks (a burst of 10,000 tasks takes a page's main thread a
+// third of a second), always after at least one. It reports whether it
+// moved time all the way; when it did not, the run is at rest midway,
+// possibly with a burst partly submitted, and the next Advance,
+// AdvanceFor or Step goes on from there before anything else, so that the
+// run is the same however it was cut. Until then, call no other method
+// that changes the run but Stop. It blocks like Advance.
+func (r *Runner) AdvanceFor(d time.Duration, until time.Time) bool {
+	return r.advance(d, until)
+}
+
+func (r *Runner) advance(d time.Duration, until time.Time) bool {
+	r.until = until
+	defer func() { r.until = time.Time{} }()
+	if !r.fireRest() {
+		r.flush()
+		return false
+	}
 	r.settle()
 	target := r.clock.Now().Add(max(d, 0))
 	for !r.isStopped() {
@@ -318,11 +348,21 @@ func (r *Runner) Advance(d time.Duration) {
 			break
 		}
 		r.settle()
+		if len(r.firing) > 0 || r.late() {
+			r.flush()
+			return false
+		}
 	}
 	if !r.isStopped() && !r.ended() {
 		r.clock.advanceTo(target)
 	}
 	r.flush()
+	return true
+}
+
+// late reports whether AdvanceFor's time is up.
+func (r *Runner) late() bool {
+	return !r.until.IsZero() && time.Now().After(r.until)
 }
 
 // ended reports whether the run has had work and has finished it: time
@@ -341,6 +381,7 @@ func (r *Runner) ended() bool {
 // pending: the run has nothing left to do until someone submits work. It
 // blocks like Advance.
 func (r *Runner) Step() bool {
+	r.fireRest()
 	r.settle()
 	for !r.isStopped() {
 		st, ok := r.nextStep()
@@ -381,6 +422,8 @@ func (r *Runner) nextStep() (Step, bool) {
 // of them have fired, or none is left before st's time, moves the clock to
 // st's time, and does what st says.
 func (r *Runner) replay(st Step) {
+	defer func(until time.Time) { r.until = until }(r.until)
+	r.until = time.Time{} // a step's timers and action come whole
 	at := Epoch.Add(ms(st.AtMS))
 	for !r.isStopped() && r.clock.Fired() < st.Fired && r.clock.fireNext(at, true) {
 		r.settle()
@@ -450,15 +493,31 @@ func (r *Runner) Finished() bool {
 	return r.replayed >= len(r.sc.Log) && r.live == 0 && r.sched == 0 && r.backlog == 0
 }
 
-// fire submits the tasks of a burst that is due.
+// fire submits the tasks of a burst that is due, each once the run is at
+// rest, and stops early, keeping the rest in r.firing, when AdvanceFor's
+// time is up (see fireRest).
 func (r *Runner) fire(ts []*task) {
-	for _, t := range ts {
+	r.firing = ts
+	r.fireRest()
+}
+
+// fireRest submits r.firing's tasks as fire does. It reports false when
+// it stopped early, with tasks left. Only the goroutine that moves time
+// calls it.
+func (r *Runner) fireRest() bool {
+	for i, t := range r.firing {
 		if r.isStopped() {
-			return
+			break
+		}
+		if i > 0 && i%16 == 0 && r.late() {
+			r.firing = r.firing[i:]
+			return false
 		}
 		r.submit(t)
 		r.settle()
 	}
+	r.firing = nil
+	return true
 }
 
 // act performs a scripted action.

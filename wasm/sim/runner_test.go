@@ -914,3 +914,49 @@ func TestEndTimeIndependentOfSpeed(t *testing.T) {
 		t.Errorf("the run ended at %v in frames of 16 ms, %v of 160 ms, %v of 1.7 s; want one time", ends[0], ends[1], ends[2])
 	}
 }
+
+// TestAdvanceForCutAnywhere cuts every AdvanceFor at once (its time is
+// up before it starts), so that each call moves the run by one timer or
+// by 16 submissions of a burst, and checks that the run ends as one
+// moved by Advance does: the same tasks, times and outcomes, the same
+// messages. "cut-burst" has a burst of 100 tasks at 0 and an action of
+// the log taken right after it at 0, which a cut burst must not let in
+// before its last task.
+func TestAdvanceForCutAnywhere(t *testing.T) {
+	all := scenarios()
+	all["cut-burst"] = sim.Scenario{V: sim.Version, Primitive: sim.WorkQueue, Seed: 3, Limit: 2,
+		Bursts: []sim.Burst{{Count: 100, MinMS: 10, MaxMS: 50}},
+		Log:    []sim.Step{{Seq: 1, Fired: 1, Do: sim.StepCancel, Task: "t90"}}}
+	for name, s := range all {
+		t.Run(name, func(t *testing.T) {
+			w, _ := start(t, s)
+			for i := 0; !w.Finished(); i++ {
+				if i > 1_000_000 {
+					t.Fatalf("not finished after %d frames", i)
+				}
+				w.Advance(20 * time.Millisecond)
+			}
+			want, wantMsgs := w.Tasks(), w.Messages()
+			r, _ := start(t, s)
+			cuts := 0
+			for i := 0; !r.Finished(); i++ {
+				if i > 1_000_000 {
+					t.Fatalf("not finished after %d calls", i)
+				}
+				if !r.AdvanceFor(20*time.Millisecond, time.Time{}.Add(1)) {
+					cuts++
+				}
+			}
+			got := r.Tasks()
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("cut %d times, the run's tasks differ from one moved by Advance:\ngot  %+v\nwant %+v", cuts, got, want)
+			}
+			if got := r.Messages(); !reflect.DeepEqual(got, wantMsgs) {
+				t.Errorf("the run's messages differ from one moved by Advance:\ngot  %+v\nwant %+v", got, wantMsgs)
+			}
+			if cuts == 0 {
+				t.Errorf("AdvanceFor with its time up never stopped early")
+			}
+		})
+	}
+}

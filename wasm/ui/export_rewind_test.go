@@ -39,6 +39,14 @@ func SetCheckpointFrom(n int) (restore func()) {
 	return func() { checkpointFrom, checkpointQuiet = old, quiet }
 }
 
+// SetCheckpointBudget sets the real time a paused frame spends building
+// a checkpoint, until the returned function restores it.
+func SetCheckpointBudget(d time.Duration) (restore func()) {
+	old := checkpointBudget
+	checkpointBudget = d
+	return func() { checkpointBudget = old }
+}
+
 // SessionCheckpoints returns the moments the session's checkpoints are
 // parked at.
 func SessionCheckpoints(s *Session) []time.Duration {
@@ -49,6 +57,14 @@ func SessionCheckpoints(s *Session) []time.Duration {
 		at = append(at, cp.at)
 	}
 	return at
+}
+
+// SessionCheckpointsBuilt returns how many checkpoints the session has
+// built so far.
+func SessionCheckpointsBuilt(s *Session) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cps.built
 }
 
 // PageURL returns the page's URL as the playground last set it.

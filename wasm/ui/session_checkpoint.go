@@ -57,7 +57,10 @@ func (r runSet) stop() {
 // takes far less than a replay from 0, and it is used up. While a large
 // run that has been rewound (or moved to a moment) once is paused, the
 // spare time of each frame builds checkpoints at 0 and at each fifth of
-// the run's events (checkpointMarks), a slice of virtual time at a time; a seek
+// the run's events (checkpointMarks), a slice of virtual time at a time,
+// cut where checkpointBudget runs out (between two timers, or within a
+// burst: see sim.Runner.AdvanceFor), so that a click, a drag of the
+// scrubber or a frame never waits behind a build for long; a seek
 // back parks the run it leaves, unless that run took a person's action
 // live (its messages then word the action as the person's, where a replay
 // says the scenario's). A checkpoint belongs to one version of the
@@ -67,6 +70,7 @@ type checkpoints struct {
 	parked   []checkpoint // in order of at
 	building *checkpoint  // the one being built, towards its at
 	quiet    time.Time    // no building before this: a seek just ran, and the next may follow
+	built    int          // checkpoints built so far, for tests
 }
 
 type checkpoint struct {
@@ -75,17 +79,17 @@ type checkpoint struct {
 	set runSet
 }
 
-// Bounds on checkpoints. checkpointFrom and checkpointQuiet are
-// variables so that tests can build checkpoints of small runs at once.
+// Bounds on checkpoints. They are variables so that tests can build
+// checkpoints of small runs at once, or a little at a time.
 var (
-	checkpointFrom  = 1_000                  // tasks a run has before it gets checkpoints
-	checkpointQuiet = 500 * time.Millisecond // real time after a seek before building goes on
+	checkpointFrom   = 1_000                  // tasks a run has before it gets checkpoints
+	checkpointQuiet  = 500 * time.Millisecond // real time after a seek before building goes on
+	checkpointBudget = 6 * time.Millisecond   // real time a paused frame spends building
 )
 
 const (
-	checkpointParts  = 5                    // checkpoints at 0 (its events done) and at each fifth of the run's events
-	checkpointBudget = 6 * time.Millisecond // real time a paused frame spends building
-	checkpointSlices = 2_000                // a building step advances the horizon / checkpointSlices
+	checkpointParts  = 5     // checkpoints at 0 (its events done) and at each fifth of the run's events
+	checkpointSlices = 2_000 // a building step advances the horizon / checkpointSlices
 	maxParked        = checkpointParts + 2
 )
 
@@ -234,8 +238,8 @@ func (s *Session) buildCheckpoints() {
 	c := &s.cps
 	c.drop(s.rw.gen)
 	if !s.rw.sought || s.replay != nil || s.unlinked != "" || len(s.queued) > 0 || time.Now().Before(c.quiet) ||
-		c.trim() || s.run.Stats().Tasks < checkpointFrom {
-		return
+		c.trim() || len(c.parked) >= maxParked && c.building == nil || s.run.Stats().Tasks < checkpointFrom {
+		return // a full set is kept as it is: building one more would stop another
 	}
 	h := s.horizonLocked()
 	if c.building == nil {
@@ -251,23 +255,27 @@ func (s *Session) buildCheckpoints() {
 	}
 	b := c.building
 	slice := max(time.Millisecond, (h / checkpointSlices).Truncate(time.Millisecond))
-	start := time.Now()
+	until := time.Now().Add(checkpointBudget)
 	moved := false
-	for time.Since(start) < checkpointBudget {
+	for {
 		now := b.set.run.Now()
-		if now >= b.at && moved {
+		// At 0, the first step does what is due at 0, a burst of
+		// 10,000 submissions at most, over as many frames as it takes.
+		if moved = b.set.run.AdvanceFor(min(slice, b.at-now), until); !moved {
 			break
 		}
-		b.set.run.Advance(min(slice, b.at-now)) // at 0, Advance(0) does what is due at 0
-		moved = true
 		if b.set.run.Now() == now && b.set.run.Finished() {
 			break // the run ended before at: park it at its end
+		}
+		if b.set.run.Now() >= b.at || !time.Now().Before(until) {
+			break
 		}
 	}
 	if now := b.set.run.Now(); moved && (now >= b.at || b.set.run.Finished()) {
 		c.building = nil
 		b.at = now
 		c.park(*b)
+		c.built++
 	}
 }
 

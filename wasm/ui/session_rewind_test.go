@@ -192,9 +192,15 @@ func fresh(t *testing.T, sc sim.Scenario, at time.Duration) runState {
 // counters, lanes and tasks.
 func TestSeekIsAFreshRun(t *testing.T) {
 	oneThread(t)
-	for _, id := range []string{"semaphore", "keyed-devices", "workqueue-cancel", "shared-limit"} {
+	for _, id := range []string{"semaphore", "keyed-devices", "workqueue-cancel", "shared-limit", "consumers"} {
 		t.Run(id, func(t *testing.T) { seekIsAFreshRun(t, id, false) })
 		t.Run(id+" from checkpoints", func(t *testing.T) { seekIsAFreshRun(t, id, true) })
+		t.Run(id+" from checkpoints built a little at a time", func(t *testing.T) {
+			// Each paused frame moves the checkpoint it builds by one
+			// timer, or by 16 of a burst's submissions.
+			defer ui.SetCheckpointBudget(time.Nanosecond)()
+			seekIsAFreshRun(t, id, true)
+		})
 	}
 }
 
@@ -212,7 +218,7 @@ func seekIsAFreshRun(t *testing.T, id string, checkpoints bool) {
 		if err := s.Seek(end); err != nil {
 			t.Fatal(err)
 		}
-		for range 2000 {
+		for range 100_000 { // built a little at a time, a frame moves a timer
 			if len(ui.SessionCheckpoints(s)) >= 4 {
 				break
 			}
@@ -396,5 +402,32 @@ func TestCheckpointsFollowTheEvents(t *testing.T) {
 	}
 	if busy < len(at)-1 || len(at) < 4 {
 		t.Errorf("checkpoints at %v: %d of %d in the busy part (30 s to %v), want all but the one at 0, of at least 4", at, busy, len(at), end)
+	}
+}
+
+// TestCheckpointsSettle seeks a paused run back and forth, which parks
+// the runs it leaves, and then lets it stand: once its set of
+// checkpoints is full, the paused page builds no more (building one and
+// stopping another would go on for as long as the page stays paused).
+func TestCheckpointsSettle(t *testing.T) {
+	defer ui.SetCheckpointFrom(1)()
+	s, _ := withWork(t, "workqueue-cancel")
+	end := s.Panel().Now
+	frames := func(n int) {
+		for range n {
+			s.Frame(0, ui.SpanFor)
+		}
+	}
+	for i := range 40 {
+		at := end * time.Duration(i*37%41) / 40 // back and forth over the run
+		if err := s.Seek(at); err != nil {
+			t.Fatal(err)
+		}
+		frames(300)
+	}
+	before := ui.SessionCheckpointsBuilt(s)
+	frames(2000)
+	if got := ui.SessionCheckpointsBuilt(s); got != before {
+		t.Errorf("standing paused, the page built %d more checkpoints (%d before), at %v; want none", got-before, before, ui.SessionCheckpoints(s))
 	}
 }
