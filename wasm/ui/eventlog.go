@@ -31,6 +31,10 @@ type eventLog struct {
 	matched []int // their indices that match
 
 	id uint64 // tells this log from the run's others (Panel.LogID)
+
+	// muted: the run is being stopped for good, and its recorder and
+	// log take no more events (see runSet.stop).
+	muted atomic.Bool
 }
 
 // eventLogs numbers the logs made.

@@ -67,6 +67,14 @@ func SessionCheckpointsBuilt(s *Session) int {
 	return s.cps.built
 }
 
+// SessionGivenUp returns how many runs the session has given up and not
+// stopped yet.
+func SessionGivenUp(s *Session) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.cps.stale)
+}
+
 // PageURL returns the page's URL as the playground last set it.
 func PageURL() string {
 	path, query, hash := location()

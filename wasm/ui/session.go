@@ -185,7 +185,7 @@ func (s *Session) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopRun()
-	s.cps.drop(0)
+	s.cps.stopAll()
 }
 
 // Load replaces the scenario and starts it from virtual time 0, keeping
@@ -348,6 +348,9 @@ func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool
 			ColorBy: s.sc.ColorBy, Levels: r.levels, Replay: true, Loaded: r.loaded}
 	}
 	changed := false
+	// A run given up is stopped a frame at a time (checkpoints.stale).
+	s.cps.drop(s.rw.gen)
+	spent := s.cps.stopStale()
 	switch {
 	case len(s.queued) > 0:
 		s.submitChunk()
@@ -365,7 +368,9 @@ func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool
 		// Paused: time stands still, but what a click set off settles;
 		// the spare time builds checkpoints for rewinding.
 		s.run.Advance(0)
-		s.buildCheckpoints()
+		if !spent {
+			s.buildCheckpoints()
+		}
 	}
 	now := s.run.Now()
 	to := max(span, now+span/10)

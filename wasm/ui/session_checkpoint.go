@@ -31,6 +31,9 @@ func newRunSet(sc sim.Scenario, query string) (runSet, error) {
 	log := newEventLog(sc.Primitive, sim.Epoch, nil)
 	log.setQuery(query)
 	run, err := sim.NewRunner(sc, sim.Config{Observe: observer(func(e core.Event) {
+		if log.muted.Load() {
+			return
+		}
 		rec.Observe(e)
 		log.add(e)
 	}, sc.Primitive)})
@@ -45,8 +48,11 @@ func newRunSet(sc sim.Scenario, query string) (runSet, error) {
 	return runSet{run: run, rec: rec, log: log}, nil
 }
 
-// stop ends the set's run and waits for its goroutines.
+// stop ends the set's run and waits for its goroutines. The recorder and
+// the log take none of the events of the stop (the cancellation of every
+// open task), which nobody will see.
 func (r runSet) stop() {
+	r.log.muted.Store(true)
 	r.run.Stop()
 	r.run.Wait()
 }
@@ -71,6 +77,11 @@ type checkpoints struct {
 	building *checkpoint  // the one being built, towards its at
 	quiet    time.Time    // no building before this: a seek just ran, and the next may follow
 	built    int          // checkpoints built so far, for tests
+
+	// Runs given up (stale, trimmed or acted on), to stop. Stopping a
+	// run takes as long as canceling its open tasks (10,000 at most),
+	// so a frame stops one, rather than a click all of them.
+	stale []runSet
 }
 
 type checkpoint struct {
@@ -98,26 +109,46 @@ var gens atomic.Uint64
 
 func nextGen() uint64 { return gens.Add(1) }
 
-// drop stops and forgets the checkpoints not of gen (all with gen 0).
+// drop gives up the checkpoints not of gen (all with gen 0).
 func (c *checkpoints) drop(gen uint64) {
 	keep := c.parked[:0]
 	for _, cp := range c.parked {
 		if gen != 0 && cp.gen == gen {
 			keep = append(keep, cp)
 		} else {
-			cp.set.stop()
+			c.stale = append(c.stale, cp.set)
 		}
 	}
 	clear(c.parked[len(keep):])
 	c.parked = keep
 	if b := c.building; b != nil && (gen == 0 || b.gen != gen) {
-		b.set.stop()
+		c.stale = append(c.stale, b.set)
 		c.building = nil
 	}
 }
 
+// stopStale stops one of the runs given up, if there is one, and reports
+// whether there was.
+func (c *checkpoints) stopStale() bool {
+	if len(c.stale) == 0 {
+		return false
+	}
+	last := len(c.stale) - 1
+	c.stale[last].stop()
+	c.stale[last] = runSet{}
+	c.stale = c.stale[:last]
+	return true
+}
+
+// stopAll stops every checkpoint and every run given up.
+func (c *checkpoints) stopAll() {
+	c.drop(0)
+	for c.stopStale() {
+	}
+}
+
 // park keeps cp, in order of at. Stopping a run takes as long as
-// canceling its open tasks, so park never does: trim stops the
+// canceling its open tasks, so park never does: trim gives up the
 // checkpoints beyond maxParked in a paused frame.
 func (c *checkpoints) park(cp checkpoint) {
 	i, _ := slices.BinarySearchFunc(c.parked, cp.at, func(p checkpoint, at time.Duration) int { return int(p.at - at) })
@@ -139,7 +170,7 @@ func (c *checkpoints) take(t, after time.Duration) (checkpoint, bool) {
 	return checkpoint{}, false
 }
 
-// trim stops one parked checkpoint if more than maxParked are parked:
+// trim gives up one parked checkpoint if more than maxParked are parked:
 // the one nearest the one before it, so that those left spread over the
 // run. It reports whether it stopped one.
 func (c *checkpoints) trim() bool {
@@ -152,7 +183,7 @@ func (c *checkpoints) trim() bool {
 			drop = i
 		}
 	}
-	c.parked[drop].set.stop()
+	c.stale = append(c.stale, c.parked[drop].set)
 	c.parked = slices.Delete(c.parked, drop, drop+1)
 	return true
 }
@@ -298,7 +329,7 @@ func (s *Session) fromCheckpoint(t time.Duration) bool {
 	if len(s.queued) == 0 && !s.rw.acted {
 		c.park(checkpoint{gen: s.rw.gen, at: s.run.Now(), set: cur})
 	} else {
-		cur.stop()
+		c.stale = append(c.stale, cur)
 	}
 	s.rw.acted = false
 	s.run, s.rec, s.log = cp.set.run, cp.set.rec, cp.set.log

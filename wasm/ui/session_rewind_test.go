@@ -431,3 +431,42 @@ func TestCheckpointsSettle(t *testing.T) {
 		t.Errorf("standing paused, the page built %d more checkpoints (%d before), at %v; want none", got-before, before, ui.SessionCheckpoints(s))
 	}
 }
+
+// TestGivenUpRunsStopOneAFrame acts on a run with checkpoints, which
+// leaves them stale: each frame after stops one of them (stopping a run
+// of 10,000 tasks takes a while), and closing the session stops those
+// left (goleak checks that their goroutines end).
+func TestGivenUpRunsStopOneAFrame(t *testing.T) {
+	for _, closeEarly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("close early %v", closeEarly), func(t *testing.T) {
+			defer ui.SetCheckpointFrom(1)()
+			s, _ := withWork(t, "workqueue-cancel")
+			if err := s.Seek(s.Panel().Now); err != nil {
+				t.Fatal(err)
+			}
+			for range 2000 {
+				if len(ui.SessionCheckpoints(s)) >= 4 {
+					break
+				}
+				s.Frame(0, ui.SpanFor)
+			}
+			n := len(ui.SessionCheckpoints(s))
+			if n < 4 {
+				t.Fatalf("the paused run built checkpoints at %v, want 4", ui.SessionCheckpoints(s))
+			}
+			if err := s.SetLimit(3); err != nil { // an action: the checkpoints are stale
+				t.Fatal(err)
+			}
+			if closeEarly {
+				s.Close()
+				return
+			}
+			for i := n; i > 0; i-- {
+				s.Frame(0, ui.SpanFor)
+				if got := ui.SessionGivenUp(s); got != i-1 {
+					t.Fatalf("after %d frames, %d of %d stale checkpoints are left to stop; want %d", n-i+1, got, n, i-1)
+				}
+			}
+		})
+	}
+}
