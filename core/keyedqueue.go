@@ -23,10 +23,11 @@ import (
 // no goroutine, and is removed once it has had no work for the idle timeout
 // ([WithIdleTimeout], default [DefaultIdleTimeout]); after that nothing of
 // it remains, and a queue whose lanes are all removed holds no more memory
-// than when it was made: each shard lets go of its lane map, pending
-// queue, timer and buffers once its last lane goes. A task submitted while
-// its lane is being removed is never lost, and never runs before or
-// alongside the lane's earlier tasks.
+// than when it was made, but for an observed queue's event buffer (room
+// for up to 256 events): each shard lets go of its lane map, pending
+// queue, timer, context watches and buffers once its last lane goes. A
+// task submitted while its lane is being removed is never lost, and never
+// runs before or alongside the lane's earlier tasks.
 //
 // To scale with cores, a queue made without [WithObserver],
 // [WithTotalCapacity] or [WithSemaphore] is split into GOMAXPROCS shards
