@@ -1407,6 +1407,29 @@ func (e *engine) fire(w *watch) {
 	e.unlock()
 }
 
+// trimLocked lets go of the buffers that a busy time grew, in an engine
+// without a task: a KeyedQueue's shard whose last lane was evicted. Only
+// lock holders take spare watches, so taking them here never blocks.
+func (e *engine) trimLocked() {
+	e.pending.free()
+	e.rooms, e.tokenWait, e.spawns = emptied(e.rooms), emptied(e.tokenWait), emptied(e.spawns)
+	e.post, e.evWaiters = emptied(e.post), emptied(e.evWaiters)
+	if len(e.watches) == 0 {
+		e.watches = nil // a map does not shrink; watchLocked makes another
+	}
+	for range len(e.spareWatches) {
+		<-e.spareWatches
+	}
+}
+
+// emptied returns s, or nil if s is empty, to let go of its array.
+func emptied[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
 // numSet hands out the smallest free number: worker slots, or key lanes.
 // It is a bitmap, trimmed as the highest numbers are given back, so it
 // holds one bit per number up to the highest in use: a few KiB for a

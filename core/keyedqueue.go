@@ -22,8 +22,12 @@ import (
 // others, one task each, and never starves them. A lane without work holds
 // no goroutine, and is removed once it has had no work for the idle timeout
 // ([WithIdleTimeout], default [DefaultIdleTimeout]); after that nothing of
-// it remains. A task submitted while its lane is being removed is never
-// lost, and never runs before or alongside the lane's earlier tasks.
+// it remains, and a queue whose lanes are all removed holds no more memory
+// than when it was made, but for an observed queue's event buffer (room
+// for up to 256 events): each shard lets go of its lane map, pending
+// queue, timer, context watches and buffers once its last lane goes. A
+// task submitted while its lane is being removed is never lost, and never
+// runs before or alongside the lane's earlier tasks.
 //
 // To scale with cores, a queue made without [WithObserver],
 // [WithTotalCapacity] or [WithSemaphore] is split into GOMAXPROCS shards
@@ -474,6 +478,9 @@ func (k *keyShard[K]) evictIdle() {
 		}
 		k.evict(l)
 	}
+	if len(k.lanes) == 0 && !k.armed {
+		k.timer = nil // it has fired: a new lane's idling makes another
+	}
 	e.unlock()
 }
 
@@ -485,13 +492,17 @@ func (k *keyShard[K]) evict(l *lane) {
 		k.e.laneEv(LaneEvicted, l)
 	}
 	// A map does not shrink: rebuild it once it holds a quarter of its
-	// peak, so that the memory of evicted lanes goes.
-	if n := len(k.lanes); n < k.peak/4 {
+	// peak, and once it is empty, so that the memory of evicted lanes goes.
+	n := len(k.lanes)
+	if n < k.peak/4 || n == 0 {
 		m := make(map[K]*lane, n)
 		for key, l := range k.lanes {
 			m[key] = l
 		}
 		k.lanes, k.peak = m, n
+	}
+	if n == 0 {
+		k.e.trimLocked() // no lane, so no task: the shard is as it was made
 	}
 }
 
@@ -504,7 +515,6 @@ func (k *keyShard[K]) evictAllLocked() {
 	for _, l := range ls {
 		k.evict(l)
 	}
-	k.lanes = make(map[K]*lane)
 	if k.timer != nil {
 		k.timer.Stop()
 	}

@@ -615,6 +615,91 @@ func TestKeyedQueueIdleCostsNothing(t *testing.T) {
 	})
 }
 
+// TestKeyedQueueEvictedShardsHoldNothing checks that a sharded queue whose
+// lanes have all been evicted holds no more memory than when it was made:
+// each shard lets go of its lane map, the pending ring its lanes' tasks
+// filled, its idle timer, the watches of its tasks' contexts and the
+// buffers its busy time grew.
+func TestKeyedQueueEvictedShardsHoldNothing(t *testing.T) {
+	const (
+		shards = 64
+		keys   = shards * 40 // a pending ring of up to 64 tasks per shard
+		idle   = time.Minute
+	)
+	for _, contexts := range []int{0, 256} {
+		t.Run(fmt.Sprintf("%d cancelable contexts", contexts), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				testEvictedShards(t, shards, keys, contexts, idle)
+			})
+		})
+	}
+}
+
+// testEvictedShards runs a queue of the given shards through every lane
+// being filled and evicted, twice, and checks that the live heap is back
+// where it was once the queue was made. The tasks' contexts take turns
+// among that many cancelable ones, or are context.Background.
+func testEvictedShards(t *testing.T, shards, keys, contexts int, idle time.Duration) {
+	newQueue := func() *core.KeyedQueue[int] {
+		return core.NewKeyedQueueShards[int](shards, core.WithIdleTimeout(idle), core.WithParallelism(1))
+	}
+	// Fill every lane, with key 0's task holding the one slot while the
+	// others wait in their shards' pending queues; then let every lane be
+	// evicted.
+	run := func(q *core.KeyedQueue[int]) {
+		ctxs := []context.Context{context.Background()}
+		if contexts > 0 {
+			ctxs = ctxs[:0]
+			for range contexts {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				ctxs = append(ctxs, ctx)
+			}
+		}
+		g := newGate()
+		if _, err := q.Submit(context.Background(), 0, g.fn); err != nil {
+			t.Fatal(err)
+		}
+		<-g.started
+		for k := 1; k < keys; k++ {
+			if _, err := q.Submit(ctxs[k%len(ctxs)], k, nop); err != nil {
+				t.Fatal(err)
+			}
+		}
+		close(g.release)
+		synctest.Wait()
+		if st := q.Stats(); st.Pending+st.Running != 0 || st.Lanes != keys {
+			t.Fatalf("Stats = %+v, want nothing pending or running in %d lanes", st, keys)
+		}
+		time.Sleep(idle)
+		synctest.Wait()
+		if got := q.Stats().Lanes; got != 0 {
+			t.Fatalf("Lanes after the idle timeout = %d, want 0", got)
+		}
+	}
+	// The runtime keeps what such a run makes it grow (the descriptors of
+	// the goroutines that timers start, say): one run on another queue,
+	// and many goroutines, first, so that it is not counted.
+	warm := newQueue()
+	run(warm)
+	warm.Close()
+	var wg sync.WaitGroup
+	for range 1024 {
+		wg.Go(func() { time.Sleep(time.Millisecond) })
+	}
+	wg.Wait()
+	q := newQueue()
+	base := heapInUse()
+	run(q)
+	run(q)
+	grown := heapInUse() - base
+	runtime.KeepAlive(q)
+	if grown > 16<<10 {
+		t.Errorf("a queue of %d shards with every lane evicted holds %d B more than when it was made, want under 16 KiB", shards, grown)
+	}
+	q.Close()
+}
+
 // queueGoroutines counts the goroutines running KeyedQueue code in the
 // caller's synctest bubble, so that goroutines of earlier tests still on
 // their way out do not count.

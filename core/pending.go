@@ -12,7 +12,8 @@ import "sync/atomic"
 // ring position, modulo 2^32; pop skips the cleared slot). Rings double
 // when full; a level is dropped when it empties unless it is the only one,
 // so that a burst's memory goes and a queue that keeps refilling does not
-// allocate. Its engine's mutex guards it.
+// allocate (free drops that one too, for a KeyedQueue shard left without
+// lanes). Its engine's mutex guards it.
 type pendingQueue struct {
 	n      atomic.Int64 // tasks queued; read without the lock by spinning workers
 	levels []*level     // highest priority first
@@ -109,6 +110,14 @@ func (l *level) reset() {
 	l.head, l.tail = 0, 0
 	if len(l.ring) > 64 {
 		l.ring = nil
+	}
+}
+
+// free lets go of the levels, and the ring reset keeps, if the queue is
+// empty.
+func (p *pendingQueue) free() {
+	if p.len() == 0 {
+		p.levels = nil
 	}
 }
 
