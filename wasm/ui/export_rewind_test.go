@@ -75,6 +75,17 @@ func SessionGivenUp(s *Session) int {
 	return len(s.cps.stale)
 }
 
+// SessionBuilding reports the moment the checkpoint being built has
+// reached, and whether one is.
+func SessionBuilding(s *Session) (time.Duration, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.cps.building; b != nil {
+		return b.set.run.Now(), true
+	}
+	return 0, false
+}
+
 // PageURL returns the page's URL as the playground last set it.
 func PageURL() string {
 	path, query, hash := location()

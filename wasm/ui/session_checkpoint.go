@@ -311,9 +311,9 @@ func (s *Session) buildCheckpoints() {
 }
 
 // fromCheckpoint makes the session's run the checkpoint latest at or
-// before t, if there is one and it is nearer t than the run (a run past
-// t cannot go back), and parks the run it replaces. It reports whether
-// it found one. s.mu must be held.
+// before t, parked or being built, if there is one and it is nearer t
+// than the run (a run past t cannot go back), and parks the run it
+// replaces. It reports whether it found one. s.mu must be held.
 func (s *Session) fromCheckpoint(t time.Duration) bool {
 	c := &s.cps
 	c.drop(s.rw.gen)
@@ -322,6 +322,21 @@ func (s *Session) fromCheckpoint(t time.Duration) bool {
 		after = now
 	}
 	cp, ok := c.take(t, after)
+	if b := c.building; b != nil {
+		// The one being built may be nearer, or the only one: a seek
+		// back soon after one from 0 finds the one at 0 half built.
+		near := after
+		if ok {
+			near = max(near, cp.at)
+		}
+		if now := b.set.run.Now(); now <= t && now > near {
+			if ok {
+				c.park(cp)
+			}
+			cp, ok = checkpoint{gen: b.gen, at: now, set: b.set}, true
+			c.building = nil
+		}
+	}
 	if !ok {
 		return false
 	}

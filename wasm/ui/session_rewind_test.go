@@ -470,3 +470,48 @@ func TestGivenUpRunsStopOneAFrame(t *testing.T) {
 		})
 	}
 }
+
+// TestSeekTakesTheCheckpointBeingBuilt seeks back while the checkpoint
+// at 0, used up by a seek there, is being built again, a little at a
+// time: the seek goes on with it, half built as it is (its first burst
+// partly submitted), rather than with a new run from 0, and the run
+// shown is a fresh run's.
+func TestSeekTakesTheCheckpointBeingBuilt(t *testing.T) {
+	defer ui.SetCheckpointFrom(1)()
+	defer ui.SetCheckpointBudget(time.Nanosecond)()
+	s, sc := withWork(t, "consumers")
+	end := s.Panel().Now
+	if err := s.Seek(end); err != nil {
+		t.Fatal(err)
+	}
+	for range 100_000 {
+		if len(ui.SessionCheckpoints(s)) >= 4 {
+			break
+		}
+		s.Frame(0, ui.SpanFor)
+	}
+	if err := s.Seek(0); err != nil { // uses up the one at 0
+		t.Fatal(err)
+	}
+	playTo(t, s, end/2) // moves on from 0, parking nothing
+	if err := s.SetPlaying(false); err != nil { // a pause is logged: the checkpoints are stale
+		t.Fatal(err)
+	}
+	for range 100 { // stops the stale ones, then starts building at 0
+		if _, ok := ui.SessionBuilding(s); ok {
+			break
+		}
+		s.Frame(0, ui.SpanFor)
+	}
+	if at, ok := ui.SessionBuilding(s); !ok || at != 0 {
+		t.Fatalf("building a checkpoint: %v at %v; want one at 0 (checkpoints at %v)", ok, at, ui.SessionCheckpoints(s))
+	}
+	const back = 300 * time.Millisecond
+	if err := s.Seek(back); err != nil {
+		t.Fatal(err)
+	}
+	if at, ok := ui.SessionBuilding(s); ok {
+		t.Errorf("after a seek back to %v, a checkpoint is still being built, at %v; want the seek to have taken it", back, at)
+	}
+	diffStates(t, fmt.Sprintf("Seek(%v) from the checkpoint being built", back), stateOf(s), fresh(t, sc, back))
+}
