@@ -493,7 +493,7 @@ func TestSeekTakesTheCheckpointBeingBuilt(t *testing.T) {
 	if err := s.Seek(0); err != nil { // uses up the one at 0
 		t.Fatal(err)
 	}
-	playTo(t, s, end/2) // moves on from 0, parking nothing
+	playTo(t, s, end/2)                         // moves on from 0, parking nothing
 	if err := s.SetPlaying(false); err != nil { // a pause is logged: the checkpoints are stale
 		t.Fatal(err)
 	}
