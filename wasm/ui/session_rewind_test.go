@@ -493,8 +493,10 @@ func TestSeekTakesTheCheckpointBeingBuilt(t *testing.T) {
 	if err := s.Seek(0); err != nil { // uses up the one at 0
 		t.Fatal(err)
 	}
-	playTo(t, s, end/2)                         // moves on from 0, parking nothing
-	if err := s.SetPlaying(false); err != nil { // a pause is logged: the checkpoints are stale
+	// Played on from 0, the run parks nothing; the pause is logged, which
+	// leaves the checkpoints stale.
+	playTo(t, s, end/2)
+	if err := s.SetPlaying(false); err != nil {
 		t.Fatal(err)
 	}
 	for range 100 { // stops the stale ones, then starts building at 0
