@@ -184,10 +184,10 @@ func (b *browser) finishedMoment(t *testing.T) moment {
 	var n int
 	b.run(t, "fitting the finished run",
 		chromedp.Click("#zoom-fit", chromedp.ByQuery),
-		chromedp.Evaluate(`Number(document.querySelector('#timeline').dataset.frames)`, &n))
+		chromedp.Evaluate(`Number(document.querySelector('#timeline').dataset.framesHandled)`, &n))
 	var ok bool
 	b.run(t, "reading the finished run",
-		chromedp.Poll(fmt.Sprintf(`Number(document.querySelector('#timeline').dataset.frames) > %d`, n+20), &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Poll(fmt.Sprintf(`Number(document.querySelector('#timeline').dataset.framesHandled) > %d`, n+20), &ok, chromedp.WithPollingTimeout(waitLong)),
 		chromedp.Evaluate(readMoment, &m))
 	return m
 }

@@ -119,7 +119,10 @@ func (d *driver) tick(p painter, real time.Duration, nowMS, w, h float64, mouse 
 	}
 	f := d.frame
 	need = h
-	if !f.Replay || force || !d.drawn || mouse != d.lastMouse || w != d.lastW || f.Snap != d.lastSnap || d.view != d.viewed || d.tl.Selected != d.lastSel {
+	// A replay's snapshot, and a live one that stood still (Same), are
+	// drawn again only when something else changed.
+	still := f.Replay && f.Snap == d.lastSnap || !f.Replay && f.Same
+	if !still || force || !d.drawn || mouse != d.lastMouse || w != d.lastW || d.view != d.viewed || d.tl.Selected != d.lastSel {
 		need = d.tl.Draw(p, f, w, h, mouse)
 		drew = true
 		d.drawn = true

@@ -209,3 +209,38 @@ func TestFitFitsAFinishedRun(t *testing.T) {
 		t.Errorf("after Fit the window is %v..%v, want 0 to the run's end (1s) and a little more", from, to)
 	}
 }
+
+// TestDriverDrawsAPausedRunOnce: a paused run that stands still is drawn
+// once, not on every frame; an action, a seek, a change of colours, of
+// width or of the pointer, and playing draw it again.
+func TestDriverDrawsAPausedRunOnce(t *testing.T) {
+	d, s := driverOn(t)
+	tick := func() bool {
+		_, drew, _ := d.tick(nopPainter{}, 16*time.Millisecond, 2, 1000, 300, Point{}, false)
+		return drew
+	}
+	tick() // what the pause left to settle
+	for _, step := range []struct {
+		what string
+		do   func()
+		want bool
+	}{
+		{"a paused frame", func() {}, false},
+		{"another", func() {}, false},
+		{"a limit set", func() { s.SetLimit(5) }, true},
+		{"the frame after", func() {}, false},
+		{"a seek", func() { s.Seek(time.Second) }, true},
+		{"the frame after the seek", func() {}, false},
+		{"colours by key", func() { s.SetColorBy("key") }, true},
+		{"a playing frame", func() { s.SetPlaying(true) }, true},
+		{"another playing frame", func() {}, true},
+	} {
+		step.do()
+		if got := tick(); got != step.want {
+			t.Errorf("%s: drew %v, want %v", step.what, got, step.want)
+		}
+	}
+	if _, drew, _ := d.tick(nopPainter{}, 0, 3, 1000, 300, Point{X: 10, Y: 10, In: true}, false); !drew {
+		t.Errorf("the pointer moved: drew nothing")
+	}
+}

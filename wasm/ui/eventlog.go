@@ -60,6 +60,13 @@ func (l *eventLog) add(e core.Event) {
 		Priority: e.Priority, Weight: e.Weight, Key: e.Key, Lane: e.Lane, Err: errText})
 }
 
+// count returns how many events the log has had, kept or not.
+func (l *eventLog) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.entries) + l.dropped
+}
+
 // setQuery sets the filter.
 func (l *eventLog) setQuery(q string) {
 	l.mu.Lock()

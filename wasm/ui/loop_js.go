@@ -48,6 +48,7 @@ type jsLoop struct {
 
 	// The animation frame callback only.
 	clampAt float64 // when markClamped ran last, ms
+	handled int     // animation frames handled, drawn or not
 
 	// Run B's canvas while a comparison is open, with its own listeners
 	// (compare_loop_js.go); isB on that one, whose inputs say so.
@@ -392,6 +393,7 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		l.lastTS = 0
 		return
 	}
+	l.handled++
 	real := time.Duration(0)
 	if l.lastTS > 0 && ts > l.lastTS {
 		real = time.Duration((ts - l.lastTS) * float64(time.Millisecond))
@@ -484,11 +486,13 @@ func (l *jsLoop) handleInputs(ctx app.Context, p *Play) {
 }
 
 // publish puts the frame statistics on the canvas's data attributes, for
-// the perf probe and the tests: frames drawn, the time they took (model
-// update plus drawing, in milliseconds: total, mean, 95th percentile and
-// worst) and what the last frame drew.
+// the perf probe and the tests: frames handled (data-frames-handled) and
+// drawn (data-frames: a paused run that stands still is not drawn again),
+// the time drawn frames took (model update plus drawing, in milliseconds:
+// total, mean, 95th percentile and worst) and what the last frame drew.
 func (l *jsLoop) publish() {
 	s := &l.drv.stats
+	l.setData("framesHandled", strconv.Itoa(l.handled))
 	l.setData("frames", strconv.Itoa(s.count))
 	l.setData("frameSumMs", strconv.FormatFloat(s.sum, 'f', 3, 64))
 	mean := 0.0

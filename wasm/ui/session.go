@@ -45,6 +45,7 @@ type Session struct {
 	maxLimit int           // the highest limit the run has had
 	refused  int           // refusals already reported through Panel.Alert
 	snap     *trace.Snapshot
+	snapOf   snapKey // what snap shows: a frame that would show the same takes it as it is
 	replay   *replay
 	levels   []core.Priority  // the priorities the run's tasks can have, sorted
 	log      *eventLog        // the run's whole event log
@@ -307,6 +308,7 @@ type Frame struct {
 	Replay    bool
 	Finished  bool // the live run has finished its work: Now is its end
 	Changed   bool // something happened since the last frame: the panel is stale
+	Same      bool // Snap shows what the last frame's showed: a live run that stood still
 	// Lanes is the most lanes the live run can show (sim.Kind.Lanes):
 	// the timeline keeps their height from the first frame, so that it
 	// does not grow as lanes appear.
@@ -378,12 +380,30 @@ func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool
 	if fixed {
 		from, to = fixedFrom, fixedTo
 	}
-	s.snap = s.rec.SnapshotWindow(s.snap, sim.Epoch.Add(now), sim.Epoch.Add(from), sim.Epoch.Add(to))
+	// The picture of a paused run changes only with its events, its
+	// window and its colours: frames that would show the same reuse the
+	// snapshot and say so (Frame.Same), and the page draws nothing new.
+	key := snapKey{log: s.log, events: s.log.count(), now: now, from: from, to: to, colorBy: s.sc.ColorBy}
+	same := !changed && s.snap != nil && key == s.snapOf
+	if !same {
+		s.snap = s.rec.SnapshotWindow(s.snap, sim.Epoch.Add(now), sim.Epoch.Add(from), sim.Epoch.Add(to))
+		s.snapOf = key
+	}
 	limit := int(s.snap.Stats.Limit)
 	s.maxLimit = max(s.maxLimit, limit)
 	return Frame{Snap: s.snap, Origin: sim.Epoch, Now: now, From: from, To: to,
-		Primitive: s.sc.Primitive, ColorBy: s.sc.ColorBy, Limit: limit, Levels: s.levels, Changed: changed,
+		Primitive: s.sc.Primitive, ColorBy: s.sc.ColorBy, Limit: limit, Levels: s.levels, Changed: changed, Same: same,
 		Finished: s.finished, Lanes: s.lanes}
+}
+
+// snapKey is what a live run's snapshot depends on: the run's events
+// (its log, and how many it has had) and the window.
+type snapKey struct {
+	log      *eventLog
+	events   int
+	now      time.Duration
+	from, to time.Duration
+	colorBy  string
 }
 
 // wholeMS returns the whole milliseconds of d and what is owed from
