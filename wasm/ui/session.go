@@ -174,6 +174,7 @@ func consumerOf(key string) string {
 // held.
 func (s *Session) stopRun() {
 	if s.run != nil {
+		s.log.muted.Store(true) // the run and its log go: nobody sees the stop's events
 		s.run.Stop()
 		s.run.Wait()
 		s.run = nil
