@@ -52,8 +52,6 @@ type Play struct {
 	span     time.Duration
 	limitNow int
 	cancel   string       // the task name typed in "cancel task"
-	share    string       // the link shown after "copy link"
-	snippet  string       // the snippet shown after "copy embed snippet"
 	reading  string       // the file name of a trace being read, if one is
 	progress progress     // the note on its reading
 	tracing  atomic.Bool  // a trace is being read: the frame loop waits
@@ -318,11 +316,6 @@ func (p *Play) syncURL(link string) {
 	p.link, p.rw.moment = link, moment
 	path, _, _ := location()
 	replaceURL(path + "?v=" + strconv.Itoa(sim.Version) + moment + p.linkPrefix() + link)
-}
-
-// shareURL returns the link to the current scenario on page path.
-func (p *Play) shareURL(path string) string {
-	return origin() + path + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + p.linkPrefix() + p.link
 }
 
 // apply shows a panel the frame loop or a command produced.
@@ -654,19 +647,6 @@ func (p *Play) addWork(ctx app.Context, b sim.Burst) {
 
 func (p *Play) onDismiss(ctx app.Context, e app.Event) { p.notice = notice{} }
 
-func (p *Play) onCopyLink(ctx app.Context, e app.Event) {
-	path, _, _ := location()
-	p.share = p.shareURL(path)
-	p.copy(ctx, p.share, "Link copied: it opens this scenario as it is now.")
-}
-
-func (p *Play) onCopyEmbed(ctx app.Context, e app.Event) {
-	path, _, _ := location()
-	src := embedURL(path) + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + p.linkPrefix() + p.link
-	p.snippet = embedSnippet(src)
-	p.copy(ctx, p.snippet, "Embed snippet copied: paste it into a documentation page.")
-}
-
 // embedSnippet is the HTML that embeds the playground at src in a page:
 // an iframe, and a script that fits its height to what the embed reports.
 func embedSnippet(src string) string {
@@ -685,9 +665,10 @@ func htmlAttr(s string) string {
 	return r.Replace(s)
 }
 
-// copy puts text on the clipboard; the text also shows in the page, so
-// that it can be copied by hand when the browser refuses.
+// copy puts text on the clipboard and says ok; the text also shows in
+// the page, so that it can be copied by hand when the browser refuses.
 func (p *Play) copy(ctx app.Context, text, ok string) {
+	ctx = pageContext{ctx, p} // a child's handler (CodeCard, SharePanel)
 	copyText(text, func(err error) {
 		// A promise callback: hand the outcome over and return.
 		ctx.Async(func() {

@@ -54,7 +54,8 @@ func (p *Play) Render() app.UI {
 				p.renderCounters(sc, false),
 				p.renderComparePanels(false),
 				p.renderDetails(),
-				p.renderShare(),
+				&SharePanel{Live: p.mounted, Linkable: p.panel.Phase != "replay", Link: p.link, Prefix: p.linkPrefix(), Moment: p.rw.moment,
+					Reading: p.reading, Progress: &p.progress, Host: p},
 				p.renderCode(sc, phase),
 				p.renderCodeB(),
 			),
@@ -508,52 +509,6 @@ func eventVerbClass(k core.EventKind) string {
 // semaphore's holders have none.
 func logDetail(primitive string, k core.EventKind, key string, lane int, weight int64, prio core.Priority, err string) string {
 	return sim.EventDetail(primitive, k, key, lane, weight, prio, err)
-}
-
-func (p *Play) renderShare() app.UI {
-	live := p.mounted
-	// A loaded trace has no scenario to link to or embed: the link and the
-	// snippet would open the live scenario, not what the timeline shows.
-	linkable := live && p.panel.Phase != "replay"
-	var out []app.UI
-	if !linkable && live {
-		out = append(out, app.P().ID("share-replay").Class("muted").Text(
-			"A loaded trace has no link or embed snippet: they carry a scenario, and a trace is a recording. "+
-				"Download trace saves it again; Back to live returns to your scenario and its link."))
-	}
-	if p.share != "" && linkable {
-		out = append(out, app.Label().Class("field field-wide").Body(
-			app.Span().Class("field-label").Text("Link to this scenario"),
-			app.Input().Type("text").ID("share-link").Class("mono").ReadOnly(true).Value(p.share),
-		))
-	}
-	if p.snippet != "" && linkable {
-		out = append(out, app.Label().Class("field field-wide").Body(
-			app.Span().Class("field-label").Text("Embed snippet"),
-			app.Textarea().ID("embed-snippet").Class("mono").ReadOnly(true).Rows(8).Text(p.snippet),
-		))
-	}
-	if p.reading != "" {
-		out = append(out, &progressNote{src: &p.progress, id: "reading", cls: "muted"})
-	}
-	return app.Section().Class("card share").Body(
-		app.H2().Class("card-title").Text("Share and trace"),
-		app.Div().Class("share-buttons").Body(
-			app.Button().ID("copy-link").Class("btn").Disabled(!linkable).Text("Copy link").OnClick(p.onCopyLink),
-			app.Button().ID("copy-embed").Class("btn").Disabled(!linkable).Text("Copy embed snippet").OnClick(p.onCopyEmbed),
-			app.Button().ID("download-trace").Class("btn").Disabled(!live).
-				Title("%s", "Chrome Trace Event JSON: open it in ui.perfetto.dev or chrome://tracing").
-				Text("Download trace").OnClick(p.onDownload),
-			app.Label().Class("btn file-btn").For("load-trace").Body(
-				app.Text("Load trace…"),
-				app.Input().Type("file").ID("load-trace").Class("file-input").Accept("%s", ".json,.out,.trace,application/json,application/octet-stream").
-					Disabled(!live).OnChange(p.onLoadTrace),
-			),
-		),
-		app.P().Class("muted small").Text("The link holds the whole scenario, your bursts and clicks included, so it replays the run. "+
-			"A trace opens in Perfetto; a trace loaded here replays read-only."),
-		app.Div().Class("share-out").Body(out...),
-	)
 }
 
 // renderSide draws the left column: presets, setup, work and run
