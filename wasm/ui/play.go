@@ -25,6 +25,11 @@ import (
 // The timeline is drawn on a canvas by the frame loop, outside go-app's
 // rendering; the DOM counters follow a few times a second.
 //
+// Panels that hold state of their own are child components (LogPanel,
+// MessagesPanel, CodeCard, SetupPanel, Composer, SharePanel): Play sets
+// their exported fields as it renders, and they call back into it through
+// small interfaces (logSource, copier, setupHost, composerHost, shareHost).
+//
 // The DOM carries stable hooks for tests: #playground has data-mounted,
 // data-phase ("loading", "playing", "paused", "finished", "replay"),
 // data-primitive and data-preset; #stats has a data attribute per counter

@@ -162,13 +162,14 @@ func (s *SetupPanel) fields() []app.UI {
 	)
 }
 
-// numField is a labelled number input of the setup, showing value of the
-// setup; its change calls set with the number, or says that it is not
-// one. A value refused (set reports it) gives way to value of the setup
-// in effect, so that nothing refused stays in the form.
+// numField is a labelled number input of the setup, showing what value
+// reads from it; its change calls set with the number, or says that it
+// is not one. A value refused (set reports it) gives way to the value of
+// the setup in effect, so that nothing refused stays in the form.
 //
-// go-app keeps the handler of the input first mounted (its scope is id),
-// so the handler reads the setup in effect from the panel when it runs.
+// go-app keeps the handler the input was first mounted with (its scope
+// is id), so the handler reads the setup in effect from the panel when it
+// runs, not from the render that made it.
 func (s *SetupPanel) numField(id, label, hint string, lo, hi int, value func(sim.Scenario) int, set func(ctx app.Context, n int) (refused bool)) app.UI {
 	return numInput(id, label, hint, value(s.Scenario), lo, hi, "", s.Live, func(ctx app.Context, e app.Event) {
 		v := strings.TrimSpace(ctx.JSSrc().Get("value").String())
