@@ -359,6 +359,21 @@ func TestRejectedValuesCleared(t *testing.T) {
 	}
 	refuse("#limit", "0", "between 1 and 10,000; it is 0", "3")
 	refuse("#limit-now", "-3", "between 1 and 10,000; it is -3", "3")
+
+	// A refused value gives way to the value in effect now, not to the
+	// one the field first showed: this preset's limit is 2, its seed 3,
+	// its aging step 1,000 ms; the page opened with 3, 13 and none.
+	b.run(t, "choosing the priority semaphore preset",
+		chromedp.Click("#preset-priority-semaphore", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#playground').dataset.preset === "priority-semaphore"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	refuse("#limit", "0", "between 1 and 10,000; it is 0", "2")
+	refuse("#seed", "-1", "seed must be 0 or more; it is -1", "3")
+	b.run(t, "setting the limit to 5",
+		typeInto("#limit", "5"),
+		chromedp.Poll(`document.querySelector('#stats').dataset.limit === "5"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	refuse("#limit", "-1", "between 1 and 10,000; it is -1", "5")
 	b.checkClean(t)
 }
 

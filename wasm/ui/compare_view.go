@@ -217,8 +217,7 @@ func (p *Play) onComparePreset(ctx app.Context, ps sim.Preset) {
 		p.fail(err) // a preset always compares; its test says so
 		return
 	}
-	p.form = defaultBurst()
-	p.levelsText, p.keysText, p.badList, p.badErr = "", "", "", ""
+	p.composer.reset()
 	p.openComparison(ctx, c, ps.ID)
 }
 
@@ -305,8 +304,6 @@ func (p *Play) setDraft(change func(d *sim.Scenario)) {
 func (p *Play) renderCompareForm(sc sim.Scenario) app.UI {
 	on := p.mounted && p.panel.Phase != "replay"
 	d := p.draftB(sc)
-	d.Bursts, d.Log = sc.Bursts, sc.Log
-	fields := p.setupFields(d, sc, true)
 	var changes []app.UI
 	if p.cmp.sess != nil {
 		for _, c := range p.cmp.base.Changes() {
@@ -327,7 +324,7 @@ func (p *Play) renderCompareForm(sc sim.Scenario) app.UI {
 			app.Button().ID("compare-start").Class("btn btn-primary").Disabled(!on).Text(label).OnClick(p.onCompareStart),
 			app.Button().ID("compare-stop").Class("btn").Hidden(p.cmp.sess == nil).Text("Stop comparing").OnClick(p.onCompareStop),
 		),
-		app.Div().Class("fields").Body(fields...),
+		&SetupPanel{Scenario: setupOnly(d), A: sc, ForB: true, Live: p.mounted, Host: p},
 	)
 }
 

@@ -3,8 +3,6 @@ package ui
 import (
 	"slices"
 
-	"github.com/maxence-charriere/go-app/v9/pkg/app"
-
 	"sluice/wasm/sim"
 )
 
@@ -92,22 +90,4 @@ func burstProblems(sc sim.Scenario, limit int, b sim.Burst) []string {
 		return inv.Problems
 	}
 	return []string{err.Error()}
-}
-
-// showField opens the burst's settings and, once the page shows them,
-// scrolls input id into view and focuses it.
-func (p *Play) showField(ctx app.Context, id string) {
-	if composerField(id) || id == "burst-levels" || id == "burst-key-names" {
-		p.composeOpen = true
-	}
-	ctx.Defer(func(app.Context) { revealElement(id, true) })
-}
-
-// onComposeToggle opens or closes the burst's settings under "Add burst";
-// opened, they are scrolled into view.
-func (p *Play) onComposeToggle(ctx app.Context, e app.Event) {
-	p.composeOpen = !p.composeOpen
-	if p.composeOpen {
-		ctx.Defer(func(app.Context) { revealElement("compose", false) })
-	}
 }

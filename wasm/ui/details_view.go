@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -111,28 +110,6 @@ func (p *Play) onFit(ctx app.Context, e app.Event) {
 	if p.drv != nil {
 		p.drv.push(input{Kind: inputFit})
 	}
-}
-
-// renderActions draws the run's main controls right under the timeline,
-// where the eye is: add work, cancel it all, drain, close, reset. A
-// loaded trace, read-only, has none: “Back to live” brings them back.
-func (p *Play) renderActions() app.UI {
-	if p.Embed || p.panel.Phase == "replay" {
-		return nil
-	}
-	on := p.mounted
-	return app.Div().ID("actions").Class("actions").Role("%s", "group").Aria("label", "Run controls").Body(
-		app.Button().ID("add-burst").Class("btn btn-primary").Disabled(!on).Text("Add burst").OnClick(p.onAddBurst),
-		app.Button().ID("add-one").Class("btn").Disabled(!on).Text("Add 1 task").OnClick(p.onAddOne),
-		app.Button().ID("compose-toggle").Class("btn").Disabled(!on).
-			Aria("expanded", strconv.FormatBool(p.composeOpen)).Aria("controls", "compose").
-			Text(map[bool]string{true: "Burst settings ▴", false: "Burst settings ▾"}[p.composeOpen]).OnClick(p.onComposeToggle),
-		app.Span().Class("actions-gap"),
-		app.Button().ID("cancel-all").Class("btn").Disabled(!on).Text("Cancel all").OnClick(p.onCancelAll),
-		app.Button().ID("drain").Class("btn").Disabled(!on).Text("Drain").OnClick(p.onDrain),
-		app.Button().ID("close").Class("btn btn-danger").Disabled(!on).Text("Close").OnClick(p.onClose),
-		app.Button().ID("reset").Class("btn").Disabled(!on).Text("↻ Reset").OnClick(p.onReset),
-	)
 }
 
 // matches reports whether any of fields contains every word of query,

@@ -11,16 +11,14 @@ import (
 // SubmitBurst sets the composer's burst to b and presses "Add burst", as
 // a person would; the caller consumes the dispatch.
 func SubmitBurst(disp app.Dispatcher, p *Play, b sim.Burst) {
-	disp.Dispatch(app.Dispatch{Mode: app.Update, Source: p, Function: func(ctx app.Context) {
-		p.form = b
-		p.onAddBurst(ctx, app.Event{})
-	}})
+	actComposer(disp, p, func(ctx app.Context, c *Composer) {
+		c.form = b
+		c.onAddBurst(ctx, app.Event{})
+	})
 }
 
 // ToggleCompose presses "Burst settings"; the caller consumes the
 // dispatch.
 func ToggleCompose(disp app.Dispatcher, p *Play) {
-	disp.Dispatch(app.Dispatch{Mode: app.Update, Source: p, Function: func(ctx app.Context) {
-		p.onComposeToggle(ctx, app.Event{})
-	}})
+	actComposer(disp, p, func(ctx app.Context, c *Composer) { c.onToggle(ctx, app.Event{}) })
 }

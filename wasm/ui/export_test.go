@@ -95,25 +95,37 @@ func Act(disp app.Dispatcher, p *Play, f func(ctx app.Context)) {
 	disp.Dispatch(app.Dispatch{Mode: app.Update, Source: p, Function: f})
 }
 
+// actComposer runs f on the UI goroutine with p's composer, as one of the
+// composer's event handlers runs: the composer, then the page, render
+// again. The caller consumes the dispatch.
+func actComposer(disp app.Dispatcher, p *Play, f func(ctx app.Context, c *Composer)) {
+	c := p.composer
+	if c == nil {
+		panic("the page shows no composer")
+	}
+	disp.Dispatch(app.Dispatch{Mode: app.Update, Source: c, Function: func(ctx app.Context) { f(ctx, c) }})
+	disp.Dispatch(app.Dispatch{Mode: app.Update, Source: p, Function: func(app.Context) {}})
+}
+
 // ClickAddBurst fills the burst composer with b and clicks "Add burst".
 func ClickAddBurst(disp app.Dispatcher, p *Play, b sim.Burst) {
-	Act(disp, p, func(ctx app.Context) {
-		p.form = b
-		p.onAddBurst(ctx, app.Event{})
+	actComposer(disp, p, func(ctx app.Context, c *Composer) {
+		c.form = b
+		c.onAddBurst(ctx, app.Event{})
 	})
 }
 
 // TypeList types text into the composer's list input id
 // ("burst-levels" or "burst-key-names").
 func TypeList(disp app.Dispatcher, p *Play, id, text string) {
-	Act(disp, p, func(ctx app.Context) { p.setList(id, text) })
+	actComposer(disp, p, func(ctx app.Context, c *Composer) { c.setList(ctx, id, text) })
 }
 
 // ClickAddForm clicks "Add burst" with the composer as it is, count tasks.
 func ClickAddForm(disp app.Dispatcher, p *Play, count int) {
-	Act(disp, p, func(ctx app.Context) {
-		p.form.Count = count
-		p.onAddBurst(ctx, app.Event{})
+	actComposer(disp, p, func(ctx app.Context, c *Composer) {
+		c.form.Count = count
+		c.onAddBurst(ctx, app.Event{})
 	})
 }
 

@@ -540,6 +540,7 @@ func (p *Play) onDownload(ctx app.Context, e app.Event) {
 	if p.sess == nil {
 		return
 	}
+	ctx = pageContext{ctx, p} // SharePanel's handler
 	ctx.Async(func() {
 		data, name, err := p.traceBytes()
 		if err == nil {
@@ -560,6 +561,7 @@ func (p *Play) onDownload(ctx app.Context, e app.Event) {
 // file never freezes the tab.
 func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 	input := safejs.Safe(app.JSValue(ctx.JSSrc()))
+	ctx = pageContext{ctx, p} // SharePanel's handler
 	file, name, size, ok := fileOf(input)
 	if !ok {
 		return

@@ -18,6 +18,7 @@ func (p *Play) onDownload(ctx app.Context, e app.Event) {
 	if p.sess == nil {
 		return
 	}
+	ctx = pageContext{ctx, p} // SharePanel's handler
 	ctx.Async(func() {
 		data, name, err := p.traceBytes()
 		ctx.Dispatch(func(app.Context) {

@@ -25,6 +25,11 @@ import (
 // The timeline is drawn on a canvas by the frame loop, outside go-app's
 // rendering; the DOM counters follow a few times a second.
 //
+// Panels that hold state of their own are child components (LogPanel,
+// MessagesPanel, CodeCard, SetupPanel, Composer, SharePanel): Play sets
+// their exported fields as it renders, and they call back into it through
+// small interfaces (logSource, copier, setupHost, composerHost, shareHost).
+//
 // The DOM carries stable hooks for tests: #playground has data-mounted,
 // data-phase ("loading", "playing", "paused", "finished", "replay"),
 // data-primitive and data-preset; #stats has a data attribute per counter
@@ -49,12 +54,9 @@ type Play struct {
 	preset   string
 	link     string // the encoded scenario last put in the URL
 	notice   notice
-	form     sim.Burst
 	span     time.Duration
 	limitNow int
 	cancel   string       // the task name typed in "cancel task"
-	share    string       // the link shown after "copy link"
-	snippet  string       // the snippet shown after "copy embed snippet"
 	reading  string       // the file name of a trace being read, if one is
 	progress progress     // the note on its reading
 	tracing  atomic.Bool  // a trace is being read: the frame loop waits
@@ -66,13 +68,7 @@ type Play struct {
 	shown    notice       // the notice expireNotice last saw, and since when
 	shownAt  time.Time
 
-	levelsText string // the composer's priority levels, as typed
-	keysText   string // the composer's key names, as typed
-	badList    string // the ID of a list input whose text was refused
-	badErr     string // why it was refused
-
-	composeOpen bool              // the burst's settings show, under "Add burst"
-	badFields   map[string]string // the composer's inputs a burst was refused for, and why
+	composer *Composer // the controls and the burst's settings under the timeline, once mounted
 
 	cmp compareState // the comparison open, if any (compare_view.go)
 	rw  playRewind   // seeks, the moment in the address bar, forks told (play_rewind.go)
@@ -125,7 +121,6 @@ func (p *Play) OnMount(ctx app.Context) {
 	p.drv = newDriver(sess, p.Embed)
 	p.sc, p.preset = sess.Scenario()
 	p.basis = p.preset
-	p.form = defaultBurst()
 	p.span = defaultSpan
 	p.limitNow = max(p.sc.Limit, 1)
 	p.mounted = true
@@ -328,11 +323,6 @@ func (p *Play) syncURL(link string) {
 	replaceURL(path + "?v=" + strconv.Itoa(sim.Version) + moment + p.linkPrefix() + link)
 }
 
-// shareURL returns the link to the current scenario on page path.
-func (p *Play) shareURL(path string) string {
-	return origin() + path + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + p.linkPrefix() + p.link
-}
-
 // apply shows a panel the frame loop or a command produced.
 func (p *Play) apply(pn Panel, sc sim.Scenario, preset string) {
 	p.panel = pn
@@ -405,21 +395,46 @@ func (p *Play) load(ctx app.Context, sc sim.Scenario, preset, ok string) {
 	})
 }
 
-// edit changes the scenario's setup with change and restarts the run.
-func (p *Play) edit(ctx app.Context, change func(*sim.Scenario)) {
+// editSetup changes the scenario's setup with change and restarts the
+// run, or with forB changes the draft of a comparison's run B (SetupPanel's
+// way back to the page). It reports whether the change was refused, with
+// the reason in the notice: the run goes on with what is in effect.
+func (p *Play) editSetup(ctx app.Context, forB bool, change func(*sim.Scenario)) (refused bool) {
+	if forB {
+		p.setDraft(change)
+		return false
+	}
+	ctx = pageContext{ctx, p}
 	sc := cloneScenario(p.sc)
 	change(&sc)
 	fitScenario(&sc)
 	if err := sc.Validate(); err != nil {
-		// Refused, with the reason: the run goes on with what is in effect.
 		p.fail(err)
-		return
+		return true
 	}
 	if p.runB() != nil {
 		p.editCompare(ctx, sc)
-		return
+		return false
 	}
 	p.load(ctx, sc, presetFor(sc), "")
+	return false
+}
+
+// setColorBy colours the timeline's bars by "priority" or "key".
+func (p *Play) setColorBy(ctx app.Context, by string) {
+	p.sc.ColorBy = by
+	p.command(pageContext{ctx, p}, "", func() error { p.sess.SetColorBy(by); return nil })
+}
+
+// setComposer keeps the composer the page shows as it mounts, and forgets
+// it as it dismounts, so that choosing a preset can reset it.
+func (p *Play) setComposer(c *Composer, mounted bool) {
+	switch {
+	case mounted:
+		p.composer = c
+	case p.composer == c:
+		p.composer = nil
+	}
 }
 
 // fitScenario adjusts the work of a scenario whose setup changed so that
@@ -504,9 +519,7 @@ func (p *Play) onPreset(id string) app.EventHandler {
 		}
 		p.preset = id
 		p.notice = notice{}
-		p.form = defaultBurst()
-		p.levelsText, p.keysText, p.badList, p.badErr = "", "", "", ""
-		p.badFields = nil
+		p.composer.reset()
 		p.limitNow = max(ps.Scenario.Limit, 1)
 		p.load(ctx, ps.Scenario, id, "")
 	}
@@ -581,36 +594,34 @@ func (p *Play) onSpan(ctx app.Context, e app.Event) {
 	p.drv.push(input{Kind: inputFit}) // the chosen window, following the run
 }
 
-func (p *Play) onReset(ctx app.Context, e app.Event) {
-	p.notice = notice{}
-	if p.runB() != nil {
-		p.resetCompare(ctx)
-		return
-	}
-	if p.drv != nil {
-		p.drv.push(input{Kind: inputReset})
-	}
-	p.command(ctx, "", func() error {
-		if err := p.sess.Reset(); err != nil {
-			return err
+// control runs one of the run's controls under the timeline (Composer's
+// row): "cancel-all", "drain", "close" or "reset".
+func (p *Play) control(ctx app.Context, id string) {
+	ctx = pageContext{ctx, p}
+	b := p.runB()
+	switch id {
+	case "cancel-all":
+		p.command(ctx, "Every waiting and running task was canceled.", func() error { return eachRun(p.sess, b, (*Session).CancelAll) })
+	case "drain":
+		p.command(ctx, "Draining: no new work is taken; the accepted work finishes.", func() error { return eachRun(p.sess, b, (*Session).Drain) })
+	case "close":
+		p.command(ctx, "Closed: waiting work was canceled without running, running work had its context canceled.", func() error { return eachRun(p.sess, b, (*Session).CloseRun) })
+	case "reset":
+		p.notice = notice{}
+		if b != nil {
+			p.resetCompare(ctx)
+			return
 		}
-		return p.sess.SetPlaying(true)
-	})
-}
-
-func (p *Play) onCancelAll(ctx app.Context, e app.Event) {
-	b := p.runB()
-	p.command(ctx, "Every waiting and running task was canceled.", func() error { return eachRun(p.sess, b, (*Session).CancelAll) })
-}
-
-func (p *Play) onDrain(ctx app.Context, e app.Event) {
-	b := p.runB()
-	p.command(ctx, "Draining: no new work is taken; the accepted work finishes.", func() error { return eachRun(p.sess, b, (*Session).Drain) })
-}
-
-func (p *Play) onClose(ctx app.Context, e app.Event) {
-	b := p.runB()
-	p.command(ctx, "Closed: waiting work was canceled without running, running work had its context canceled.", func() error { return eachRun(p.sess, b, (*Session).CloseRun) })
+		if p.drv != nil {
+			p.drv.push(input{Kind: inputReset})
+		}
+		p.command(ctx, "", func() error {
+			if err := p.sess.Reset(); err != nil {
+				return err
+			}
+			return p.sess.SetPlaying(true)
+		})
+	}
 }
 
 func (p *Play) onSetLimit(ctx app.Context, e app.Event) {
@@ -631,53 +642,15 @@ func (p *Play) onCancelTask(ctx app.Context, e app.Event) {
 	p.command(ctx, name+" was canceled.", func() error { return eachRun(p.sess, b, func(s *Session) error { return s.Cancel(name) }) })
 }
 
-func (p *Play) onAddOne(ctx app.Context, e app.Event) {
-	b := p.form
-	b.Count = 1
-	p.submit(ctx, b)
-}
-
-func (p *Play) onAddBurst(ctx app.Context, e app.Event) {
-	p.submit(ctx, p.form)
-}
-
-func (p *Play) submit(ctx app.Context, b sim.Burst) {
-	if p.badList != "" {
-		p.fail(errors.New(p.badErr + "; fix it before adding work"))
-		p.showField(ctx, p.badList)
-		return
-	}
-	if k := sim.KindOf(p.sc.Primitive); k != nil {
-		k.Trim(&b)
-	}
-	// The fields a refused burst is refused for are marked, and the first
-	// shown and focused, rather than only named in a toast.
-	bad, first := burstFieldProblems(p.sc, p.panel.Limit, b)
-	p.badFields = bad
-	if first != "" {
-		p.fail(checkBurst(p.sc, p.panel.Limit, b))
-		p.showField(ctx, first)
-		return
-	}
+// addWork adds burst b, which the composer checked, to the run and to a
+// comparison's run B.
+func (p *Play) addWork(ctx app.Context, b sim.Burst) {
 	ok := fmt.Sprintf("Added %s %s.", formatCount(b.Count), plural(b.Count, "task", "tasks"))
 	runB := p.runB()
-	p.command(ctx, ok, func() error { return eachRun(p.sess, runB, func(s *Session) error { return s.Submit(b) }) })
+	p.command(pageContext{ctx, p}, ok, func() error { return eachRun(p.sess, runB, func(s *Session) error { return s.Submit(b) }) })
 }
 
 func (p *Play) onDismiss(ctx app.Context, e app.Event) { p.notice = notice{} }
-
-func (p *Play) onCopyLink(ctx app.Context, e app.Event) {
-	path, _, _ := location()
-	p.share = p.shareURL(path)
-	p.copy(ctx, p.share, "Link copied: it opens this scenario as it is now.")
-}
-
-func (p *Play) onCopyEmbed(ctx app.Context, e app.Event) {
-	path, _, _ := location()
-	src := embedURL(path) + "?v=" + strconv.Itoa(sim.Version) + p.rw.moment + p.linkPrefix() + p.link
-	p.snippet = embedSnippet(src)
-	p.copy(ctx, p.snippet, "Embed snippet copied: paste it into a documentation page.")
-}
 
 // embedSnippet is the HTML that embeds the playground at src in a page:
 // an iframe, and a script that fits its height to what the embed reports.
@@ -697,9 +670,10 @@ func htmlAttr(s string) string {
 	return r.Replace(s)
 }
 
-// copy puts text on the clipboard; the text also shows in the page, so
-// that it can be copied by hand when the browser refuses.
+// copy puts text on the clipboard and says ok; the text also shows in
+// the page, so that it can be copied by hand when the browser refuses.
 func (p *Play) copy(ctx app.Context, text, ok string) {
+	ctx = pageContext{ctx, p} // a child's handler (CodeCard, SharePanel)
 	copyText(text, func(err error) {
 		// A promise callback: hand the outcome over and return.
 		ctx.Async(func() {

@@ -144,12 +144,15 @@ func linkMoment() (time.Duration, bool, string) {
 // renderScrubber draws the scrubber under the timeline: a slider over
 // the moments the run has reached (0 to its horizon), which shows the
 // run at the moment it is set to, from a pointer, a finger or the
-// keyboard. A loaded trace has none. For tests, #rewind carries
+// keyboard. A loaded trace has none: an empty placeholder keeps its
+// place, so that what follows it in the timeline's section keeps its
+// own (go-app matches children by position, and would mount the
+// composer anew, losing the burst being composed). For tests, #rewind carries
 // data-seeking (a seek is in flight), data-horizon-ms, data-checkpoints
 // and data-seek-ms (the real time the last Session.Seek took).
 func (p *Play) renderScrubber(phase string) app.UI {
 	if phase == "replay" {
-		return nil
+		return app.Div().Class("scrubber-none")
 	}
 	now := p.panel.Now
 	if p.rw.seeking {

@@ -54,7 +54,8 @@ func (p *Play) Render() app.UI {
 				p.renderCounters(sc, false),
 				p.renderComparePanels(false),
 				p.renderDetails(),
-				p.renderShare(),
+				&SharePanel{Live: p.mounted, Linkable: p.panel.Phase != "replay", Link: p.link, Prefix: p.linkPrefix(), Moment: p.rw.moment,
+					Reading: p.reading, Progress: &p.progress, Host: p},
 				p.renderCode(sc, phase),
 				p.renderCodeB(),
 			),
@@ -271,10 +272,20 @@ func (p *Play) renderTimeline(sc sim.Scenario, preset, phase string) app.UI {
 		p.renderCompareTimeline(),
 		p.renderScrubber(phase),
 		p.renderSheet(),
-		p.renderActions(),
-		app.If(!p.Embed && phase != "replay", p.renderCompose(sc)),
+		p.renderComposer(sc, phase),
 		p.renderLegend(sc),
 	)
+}
+
+// renderComposer draws the run's controls and the burst's settings under
+// the timeline (Composer); the embed has none. While a loaded trace is
+// shown the composer stays, drawing nothing, so that what it holds is
+// there again back to live.
+func (p *Play) renderComposer(sc sim.Scenario, phase string) app.UI {
+	if p.Embed {
+		return nil
+	}
+	return &Composer{Setup: setupOnly(sc), Limit: p.panel.Limit, Live: p.mounted, ReadOnly: phase == "replay", Host: p}
 }
 
 // tagText names the scenario's primitive with its signature, as the
@@ -500,52 +511,6 @@ func logDetail(primitive string, k core.EventKind, key string, lane int, weight 
 	return sim.EventDetail(primitive, k, key, lane, weight, prio, err)
 }
 
-func (p *Play) renderShare() app.UI {
-	live := p.mounted
-	// A loaded trace has no scenario to link to or embed: the link and the
-	// snippet would open the live scenario, not what the timeline shows.
-	linkable := live && p.panel.Phase != "replay"
-	var out []app.UI
-	if !linkable && live {
-		out = append(out, app.P().ID("share-replay").Class("muted").Text(
-			"A loaded trace has no link or embed snippet: they carry a scenario, and a trace is a recording. "+
-				"Download trace saves it again; Back to live returns to your scenario and its link."))
-	}
-	if p.share != "" && linkable {
-		out = append(out, app.Label().Class("field field-wide").Body(
-			app.Span().Class("field-label").Text("Link to this scenario"),
-			app.Input().Type("text").ID("share-link").Class("mono").ReadOnly(true).Value(p.share),
-		))
-	}
-	if p.snippet != "" && linkable {
-		out = append(out, app.Label().Class("field field-wide").Body(
-			app.Span().Class("field-label").Text("Embed snippet"),
-			app.Textarea().ID("embed-snippet").Class("mono").ReadOnly(true).Rows(8).Text(p.snippet),
-		))
-	}
-	if p.reading != "" {
-		out = append(out, &progressNote{src: &p.progress, id: "reading", cls: "muted"})
-	}
-	return app.Section().Class("card share").Body(
-		app.H2().Class("card-title").Text("Share and trace"),
-		app.Div().Class("share-buttons").Body(
-			app.Button().ID("copy-link").Class("btn").Disabled(!linkable).Text("Copy link").OnClick(p.onCopyLink),
-			app.Button().ID("copy-embed").Class("btn").Disabled(!linkable).Text("Copy embed snippet").OnClick(p.onCopyEmbed),
-			app.Button().ID("download-trace").Class("btn").Disabled(!live).
-				Title("%s", "Chrome Trace Event JSON: open it in ui.perfetto.dev or chrome://tracing").
-				Text("Download trace").OnClick(p.onDownload),
-			app.Label().Class("btn file-btn").For("load-trace").Body(
-				app.Text("Load trace…"),
-				app.Input().Type("file").ID("load-trace").Class("file-input").Accept("%s", ".json,.out,.trace,application/json,application/octet-stream").
-					Disabled(!live).OnChange(p.onLoadTrace),
-			),
-		),
-		app.P().Class("muted small").Text("The link holds the whole scenario, your bursts and clicks included, so it replays the run. "+
-			"A trace opens in Perfetto; a trace loaded here replays read-only."),
-		app.Div().Class("share-out").Body(out...),
-	)
-}
-
 // renderSide draws the left column: presets, setup, work and run
 // controls.
 func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
@@ -554,7 +519,7 @@ func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
 	}
 	return app.Aside().Class("side").Body(
 		p.renderPresets(preset),
-		p.renderSetup(sc),
+		&SetupPanel{Scenario: setupOnly(sc), Live: p.mounted, Host: p},
 		p.renderCompareForm(sc),
 		p.renderRun(sc),
 	)
@@ -588,373 +553,6 @@ func (p *Play) presetButton(ps sim.Preset, selected, kind string) app.UI {
 
 // maxLegendLevels is how many priority levels the legend names.
 const maxLegendLevels = 12
-
-// listField is a labelled text input for one of the composer's lists
-// (see setList).
-func (p *Play) listField(id, label, placeholder, hint string, value string) app.UI {
-	bad := ""
-	if p.badList == id {
-		bad = p.badErr
-	}
-	in := app.Input().Type("text").ID(id).Class("input").Placeholder("%s", placeholder).Value(value).
-		Aria("invalid", bad != "").Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
-		p.setList(id, ctx.JSSrc().Get("value").String())
-	}, id)
-	if bad != "" {
-		in = in.Aria("describedby", id+"-error")
-	}
-	return app.Label().Class("field").Body(
-		app.Span().Class("field-label").Text(label),
-		in,
-		fieldError(id, bad),
-		app.Span().Class("field-hint").Text(hint),
-	)
-}
-
-// setList reads the text typed in list input id ("burst-levels" or
-// "burst-key-names") into the composer's burst. Bad text becomes the
-// notice and marks the input until it is fixed; "Add burst" refuses to
-// run meanwhile.
-func (p *Play) setList(id, text string) {
-	var err error
-	switch id {
-	case "burst-levels":
-		p.levelsText = text
-		var levels []int
-		if levels, err = parseLevels(text); err == nil {
-			p.form.Levels = levels
-		} else {
-			err = fmt.Errorf("priority levels: %w", err)
-		}
-	case "burst-key-names":
-		p.keysText = text
-		var names []string
-		if names, err = parseKeyNames(text); err == nil {
-			p.form.KeyNames = names
-		} else {
-			err = fmt.Errorf("key names: %w", err)
-		}
-	}
-	if err != nil {
-		p.badList, p.badErr = id, err.Error()
-		p.fail(err)
-		return
-	}
-	if p.badList == id {
-		p.badList, p.badErr = "", ""
-		p.notice = notice{}
-	}
-}
-
-// numField is a labelled number input whose change calls set with the
-// number, or shows a notice when it is not one.
-func (p *Play) numField(id, label, hint string, value, lo, hi int, set func(ctx app.Context, n int)) app.UI {
-	var hintUI app.UI
-	if hint != "" {
-		hintUI = app.Span().Class("field-hint").Text(hint)
-	}
-	bad := p.badFields[id]
-	in := app.Input().Type("number").ID(id).Class("input").Min(lo).Max(hi).Step(1).Value(value).
-		Aria("invalid", bad != "").
-		Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
-		s := strings.TrimSpace(ctx.JSSrc().Get("value").String())
-		n, err := strconv.Atoi(s)
-		before := p.notice
-		if composerField(id) {
-			delete(p.badFields, id) // checked again by "Add burst"
-		}
-		if err != nil {
-			err = fmt.Errorf("%s must be a whole number; %q is not one", strings.ToLower(label), truncate(s, 20))
-			p.fail(err)
-			if composerField(id) {
-				p.markField(id, err.Error())
-			}
-		} else {
-			set(ctx, n)
-		}
-		if p.notice != before && p.notice.Kind == "error" && !composerField(id) {
-			// A setup value refused: the field goes back to the value
-			// in effect, so that nothing refused stays in the form.
-			// (The composer's values take effect with "Add burst",
-			// which says what is wrong with them.)
-			ctx.JSSrc().Set("value", value)
-		}
-	}, id)
-	if bad != "" {
-		in = in.Aria("describedby", id+"-error")
-	}
-	return app.Label().Class("field").Body(
-		app.Span().Class("field-label").Text(label),
-		in,
-		fieldError(id, bad),
-		hintUI,
-	)
-}
-
-// fieldError is the problem of input id, shown under it, or nothing.
-func fieldError(id, problem string) app.UI {
-	if problem == "" {
-		return nil
-	}
-	return app.Span().ID(id + "-error").Class("field-error").Text(problem)
-}
-
-// markField marks the composer's input id as refused, for problem.
-func (p *Play) markField(id, problem string) {
-	if p.badFields == nil {
-		p.badFields = make(map[string]string)
-	}
-	p.badFields[id] = problem
-}
-
-// composerField reports whether the number input id is one of the
-// composer's.
-func composerField(id string) bool {
-	return strings.HasPrefix(id, "burst-") || strings.HasPrefix(id, "mix-")
-}
-
-func (p *Play) renderSetup(sc sim.Scenario) app.UI {
-	return app.Section().Class("card").Body(
-		app.H2().Class("card-title").Text("Setup"),
-		app.P().Class("muted small").Text("Changing the setup restarts the run with the same work."),
-		app.Div().Class("fields").Body(p.setupFields(sc, sc, false)...),
-	)
-}
-
-// setupFields are the setup's fields for sc: run A's, or with forB a
-// comparison's run B's (see renderCompareForm), whose fields edit the
-// draft of run B, whose IDs start "compare-" and whose labels "Run B's",
-// whose primitives are those that take a's work, and which has no idle
-// timeout, seed, colour, or groups added or removed: B runs A's work.
-func (p *Play) setupFields(sc, a sim.Scenario, forB bool) []app.UI {
-	pre, edit, label := "", p.edit, func(s string) string { return s }
-	if forB {
-		pre = "compare-"
-		edit = func(_ app.Context, change func(*sim.Scenario)) { p.setDraft(change) }
-		label = func(s string) string { return "Run B's " + strings.ToLower(s) }
-	}
-	var prims []app.UI
-	for _, k := range sim.Kinds() {
-		if !forB || k.ID == a.Primitive || sim.Fits(a, k.ID) {
-			prims = append(prims, option(k.ID, k.Title, k.ID == sc.Primitive))
-		}
-	}
-	fields := []app.UI{
-		app.Label().Class("field").Body(
-			app.Span().Class("field-label").Text(label("Primitive")),
-			app.Select().ID(pre+"primitive").Class("select").Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
-				v := ctx.JSSrc().Get("value").String()
-				before := p.notice
-				edit(ctx, func(sc *sim.Scenario) {
-					sc.Primitive = v
-					if k := sim.KindOf(v); k != nil && sc.Limit < k.MinLimit {
-						// From the keyed queue's "no limit".
-						sc.Limit = k.MinLimit
-					}
-				})
-				if p.notice != before && p.notice.Kind == "error" {
-					ctx.JSSrc().Set("value", sc.Primitive)
-				}
-			}, pre+"primitive").Body(prims...),
-		),
-	}
-	k := sim.KindOf(sc.Primitive)
-	fields = append(fields, p.numField(pre+"limit", label(k.LimitLabel), k.LimitHint, sc.Limit, k.MinLimit, sim.MaxLimit, func(ctx app.Context, n int) {
-		edit(ctx, func(sc *sim.Scenario) { sc.Limit = n })
-	}))
-	if k.Aging {
-		fields = append(fields, p.numField(pre+"aging", label("Aging step (ms)"), "WithAging: a waiter rises one priority level per step; 0: off", sc.AgingMS, 0, sim.MaxAgingMS, func(ctx app.Context, n int) {
-			edit(ctx, func(sc *sim.Scenario) { sc.AgingMS = n })
-		}))
-	}
-	if k.CapacityLabel != "" {
-		fields = append(fields, p.numField(pre+"capacity", label(k.CapacityLabel), k.CapacityHint, sc.Capacity, 0, sim.MaxCapacity, func(ctx app.Context, n int) {
-			edit(ctx, func(sc *sim.Scenario) { sc.Capacity = n })
-		}))
-	}
-	if forB {
-		if k.HasGroups() {
-			fields = append(fields, p.renderConsumers(sc, pre, edit))
-		}
-		return fields
-	}
-	if k.Idle {
-		fields = append(fields, p.numField("idle", "Idle timeout (ms)", "WithIdleTimeout: a key's lane is evicted after this long idle; 0: 30 s", sc.IdleMS, 0, sim.MaxIdleMS, func(ctx app.Context, n int) {
-			p.edit(ctx, func(sc *sim.Scenario) { sc.IdleMS = n })
-		}))
-	}
-	if k.HasGroups() {
-		fields = append(fields, p.renderConsumers(sc, "", p.edit))
-	}
-	fields = append(fields,
-		p.numField("seed", "Random seed", "the same seed draws the same tasks", int(min(sc.Seed, 1<<53)), 0, 1<<53, func(ctx app.Context, n int) {
-			if n < 0 {
-				p.fail(fmt.Errorf("the seed must be 0 or more; it is %d", n))
-				return
-			}
-			p.edit(ctx, func(sc *sim.Scenario) { sc.Seed = uint64(n) })
-		}),
-		app.Label().Class("field").Body(
-			app.Span().Class("field-label").Text("Colour bars by"),
-			app.Select().ID("color-by").Class("select").Disabled(!p.mounted).OnChange(p.onColorBy, "color-by").Body(
-				option("priority", "priority", sc.ColorBy != "key"),
-				option("key", "key / consumer", sc.ColorBy == "key"),
-			),
-		),
-	)
-	return fields
-}
-
-func (p *Play) onColorBy(ctx app.Context, e app.Event) {
-	v := ctx.JSSrc().Get("value").String()
-	p.sc.ColorBy = v
-	p.command(ctx, "", func() error { p.sess.SetColorBy(v); return nil })
-}
-
-// renderConsumers draws the list of consumers (consume) or work queues
-// (shared) that share the semaphore: each one's concurrency or
-// parallelism, and its priority.
-//
-// pre starts the IDs of its fields and edit changes the scenario: run A's
-// (""), or a comparison's run B's ("compare-"), whose groups cannot be
-// added or removed, since run B runs run A's work.
-func (p *Play) renderConsumers(sc sim.Scenario, pre string, edit func(app.Context, func(*sim.Scenario))) app.UI {
-	k := sim.KindOf(sc.Primitive)
-	unit, size, sizeTitle, label := k.Groups, k.GroupSize, k.GroupSizeTitle, k.GroupsLabel
-	var rows []app.UI
-	for i, c := range sc.Consumers {
-		name := k.GroupName(i)
-		rows = append(rows, app.Div().Class("consumer-row").Body(
-			app.Span().Class("consumer-name").Text(name),
-			app.Input().Type("number").ID(fmt.Sprintf("%s%s-%d-%s", pre, unit, i+1, size)).Class("input input-small").
-				Min(1).Max(sim.MaxConcurrency).Value(c.Concurrency).Title("%s", sizeTitle).
-				Aria("label", strings.Replace(pre, "compare-", "Run B's ", 1)+name+" "+size).Disabled(!p.mounted).
-				OnChange(func(ctx app.Context, e app.Event) {
-					n, err := strconv.Atoi(strings.TrimSpace(ctx.JSSrc().Get("value").String()))
-					if err != nil {
-						p.fail(fmt.Errorf("a %s's %s must be a whole number", unit, size))
-						return
-					}
-					edit(ctx, func(sc *sim.Scenario) {
-						if i < len(sc.Consumers) {
-							sc.Consumers[i].Concurrency = n
-						}
-					})
-				}, "conc", i),
-			app.Input().Type("number").ID(fmt.Sprintf("%s%s-%d-priority", pre, unit, i+1)).Class("input input-small").
-				Step(1).Value(c.Priority).Title("%s", "WithPriority: any whole number; 1 High, 0 Normal, -1 Low").
-				Aria("label", strings.Replace(pre, "compare-", "Run B's ", 1)+name+" priority").Disabled(!p.mounted).
-				OnChange(func(ctx app.Context, e app.Event) {
-					v := strings.TrimSpace(ctx.JSSrc().Get("value").String())
-					n, err := strconv.Atoi(v)
-					if err != nil {
-						p.fail(fmt.Errorf("a %s's priority must be a whole number, such as 1 (High), 0 (Normal), -1 (Low) or 100; %q is not one", unit, truncate(v, 20)))
-						return
-					}
-					edit(ctx, func(sc *sim.Scenario) {
-						if i < len(sc.Consumers) {
-							sc.Consumers[i].Priority = n
-						}
-					})
-				}, "prio", i),
-			app.If(pre == "", app.Button().Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) <= 1).Aria("label", "Remove "+name).Text("×").
-				OnClick(func(ctx app.Context, e app.Event) {
-					edit(ctx, func(sc *sim.Scenario) {
-						if i < len(sc.Consumers) && len(sc.Consumers) > 1 {
-							sc.Consumers = append(sc.Consumers[:i], sc.Consumers[i+1:]...)
-						}
-					})
-				}, "remove", i)),
-		))
-	}
-	return app.Div().Class("field").Body(
-		app.Span().Class("field-label").Text(label),
-		app.Div().Class("consumers").Body(rows...),
-		app.If(pre == "", app.Button().ID("add-"+unit).Class("btn btn-small").Disabled(!p.mounted || len(sc.Consumers) >= sim.MaxConsumers).
-			Text("+ "+unit).OnClick(func(ctx app.Context, e app.Event) {
-			edit(ctx, func(sc *sim.Scenario) {
-				if len(sc.Consumers) < sim.MaxConsumers {
-					sc.Consumers = append(sc.Consumers, sim.Consumer{Concurrency: 2})
-				}
-			})
-		})),
-	)
-}
-
-func (p *Play) renderCompose(sc sim.Scenario) app.UI {
-	f := p.form
-	k := sim.KindOf(sc.Primitive)
-	fields := []app.UI{
-		p.numField("burst-count", "Tasks", "1 to "+formatCount(sim.MaxTasks), f.Count, 1, sim.MaxTasks, func(_ app.Context, n int) { p.form.Count = n }),
-		app.Div().Class("field-row").Body(
-			p.numField("burst-min", "Shortest (ms)", "", f.MinMS, 1, sim.MaxDurationMS, func(_ app.Context, n int) { p.form.MinMS = n }),
-			p.numField("burst-max", "Longest (ms)", "", f.MaxMS, 1, sim.MaxDurationMS, func(_ app.Context, n int) { p.form.MaxMS = n }),
-		),
-	}
-	if !k.HasGroups() {
-		fields = append(fields, app.Div().Class("field").Body(
-			app.Span().Class("field-label").Text("Priority mix (relative weights)"),
-			app.Div().Class("field-row field-row-3").Body(
-				p.numField("mix-low", "Low", "", f.Priority.Low, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Priority.Low = n }),
-				p.numField("mix-normal", "Normal", "", f.Priority.Normal, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Priority.Normal = n }),
-				p.numField("mix-high", "High", "", f.Priority.High, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Priority.High = n }),
-			),
-		))
-		fields = append(fields, p.listField("burst-levels", "Priority levels", "5, -3, 100",
-			"any whole numbers, up to 16; each task gets one at random, instead of the mix", p.levelsText))
-	}
-	fields = append(fields, app.Div().Class("field").Body(
-		app.Span().Class("field-label").Text("Outcome mix (relative weights)"),
-		app.Div().Class("field-row field-row-4").Body(
-			p.numField("mix-ok", "ok", "", f.Outcome.OK, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Outcome.OK = n }),
-			p.numField("mix-fail", "fail", "", f.Outcome.Fail, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Outcome.Fail = n }),
-			p.numField("mix-panic", "panic", "", f.Outcome.Panic, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Outcome.Panic = n }),
-			p.numField("mix-slow", "slow", "", f.Outcome.Slow, 0, sim.MaxMix, func(_ app.Context, n int) { p.form.Outcome.Slow = n }),
-		),
-	))
-	if k.Keys {
-		fields = append(fields,
-			p.numField("burst-keys", "Keys", "each task gets one of device-1 … device-N", f.Keys, 1, sim.MaxKeys, func(_ app.Context, n int) { p.form.Keys = n }),
-			p.listField("burst-key-names", "Key names", "eu-west, us-east", "or name the keys, separated by commas (up to 1,000, 64 bytes each); they replace device-N", p.keysText))
-	}
-	if k.Weights {
-		fields = append(fields, p.numField("burst-weight", "Weight (tokens per task)", "", max(f.Weight, 1), 1, sim.MaxLimit, func(_ app.Context, n int) { p.form.Weight = n }))
-	}
-	if k.HasGroups() {
-		opts := []app.UI{option("0", "spread over all", f.Consumer == 0)}
-		for i := range sc.Consumers {
-			opts = append(opts, option(strconv.Itoa(i+1), k.GroupName(i), f.Consumer == i+1))
-		}
-		fields = append(fields, app.Label().Class("field").Body(
-			app.Span().Class("field-label").Text("Send to"),
-			app.Select().ID("burst-consumer").Class("select").Disabled(!p.mounted).OnChange(func(ctx app.Context, e app.Event) {
-				p.form.Consumer, _ = strconv.Atoi(ctx.JSSrc().Get("value").String())
-			}, "burst-consumer").Body(opts...),
-		))
-	}
-	fields = append(fields, p.numField("burst-cancel-after", "Cancel after (ms)", "each task gives up this long after submit; 0: never", f.CancelAfterMS, 0, sim.MaxOffsetMS, func(_ app.Context, n int) { p.form.CancelAfterMS = n }))
-	var problems app.UI
-	if len(p.badFields) > 0 || p.badList != "" {
-		n := len(p.badFields)
-		if p.badList != "" {
-			n++
-		}
-		problems = app.P().ID("burst-problems").Class("field-error").Role("%s", "alert").
-			Text(fmt.Sprintf("The burst was not added: fix the %s marked below.", plural(n, "field", formatCount(n)+" fields")))
-	}
-	// Under "Add burst", so that what it adds is set right next to it.
-	// hidden is written only when true: the server's pre-render would
-	// write hidden="false", which HTML reads as hidden.
-	box := app.Div().ID("compose").Class("compose").Role("%s", "group").Aria("labelledby", "compose-title")
-	if !p.composeOpen {
-		box = box.Hidden(true)
-	}
-	return box.Body(
-		app.H3().ID("compose-title").Class("card-title").Text("Burst settings"),
-		problems,
-		app.Div().Class("fields compose-fields").Body(fields...),
-	)
-}
 
 func (p *Play) renderRun(sc sim.Scenario) app.UI {
 	on := p.mounted && p.panel.Phase != "replay"
