@@ -374,6 +374,22 @@ func TestRejectedValuesCleared(t *testing.T) {
 		chromedp.Poll(`document.querySelector('#stats').dataset.limit === "5"`, &ok, chromedp.WithPollingTimeout(waitLong)),
 	)
 	refuse("#limit", "-1", "between 1 and 10,000; it is -1", "5")
+
+	// A group's fields name the group the primitive has: a consumer of
+	// Consume, a work queue sharing the limit once the primitive is
+	// changed to that.
+	b.run(t, "choosing the consumers preset",
+		chromedp.Click("#preset-consumers", chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('#playground').dataset.preset === "consumers"`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	refuse("#consumer-1-priority", "x", "consumer's priority must be a whole number", "1")
+	refuse("#consumer-1-concurrency", "0", "concurrency", "3")
+	b.run(t, "changing the primitive to shared",
+		chromedp.SetValue("#primitive", sim.Shared, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector('#primitive').dispatchEvent(new Event('change', {bubbles: true})), true`, &ok),
+		chromedp.Poll(`document.querySelector('#playground').dataset.primitive === "shared" && !!document.querySelector('#queue-1-priority')`, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
+	refuse("#queue-1-priority", "x", "queue's priority must be a whole number", value("#queue-1-priority"))
 	b.checkClean(t)
 }
 

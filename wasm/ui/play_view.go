@@ -608,8 +608,6 @@ func skipLink() app.UI {
 		OnClick(func(app.Context, app.Event) { focusTimeline() })
 }
 
-// setLogQuery filters the event log, over the whole run: the session
-// filters, off the UI goroutine, and the panel comes back filtered.
 // logSpan returns the events of the shown log that match the filter, from
 // the from-th to the to-th (LogPanel's earlier events).
 func (p *Play) logSpan(from, to int) []trace.Entry {
@@ -619,11 +617,14 @@ func (p *Play) logSpan(from, to int) []trace.Entry {
 	return p.sess.LogSpan(from, to)
 }
 
+// setLogQuery filters the event log, over the whole run: the session
+// filters, off the UI goroutine, and the panel comes back filtered.
 func (p *Play) setLogQuery(ctx app.Context, q string) {
 	p.logQuery = q
 	if p.sess == nil {
 		return
 	}
+	ctx = pageContext{ctx, p} // LogPanel's handler: the page shows the filtered log at once
 	ctx.Async(func() {
 		p.sess.SetLogQuery(q)
 		p.refresh(ctx)

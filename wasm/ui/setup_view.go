@@ -209,14 +209,17 @@ func (s *SetupPanel) consumers(pre string) app.UI {
 					n, err := strconv.Atoi(strings.TrimSpace(ctx.JSSrc().Get("value").String()))
 					if err != nil {
 						s.fail(fmt.Errorf("a %s's %s must be a whole number", unit, size))
+						s.keepGroupField(ctx, i, func(c sim.Consumer) int { return c.Concurrency })
 						return
 					}
-					s.edit(ctx, func(sc *sim.Scenario) {
+					if s.edit(ctx, func(sc *sim.Scenario) {
 						if i < len(sc.Consumers) {
 							sc.Consumers[i].Concurrency = n
 						}
-					})
-				}, "conc", i),
+					}) {
+						s.keepGroupField(ctx, i, func(c sim.Consumer) int { return c.Concurrency })
+					}
+				}, "conc", unit, i), // the unit too: a handler is kept while its scope is the same
 			app.Input().Type("number").ID(fmt.Sprintf("%s%s-%d-priority", pre, unit, i+1)).Class("input input-small").
 				Step(1).Value(c.Priority).Title("%s", "WithPriority: any whole number; 1 High, 0 Normal, -1 Low").
 				Aria("label", strings.Replace(pre, "compare-", "Run B's ", 1)+name+" priority").Disabled(!s.Live).
@@ -225,14 +228,17 @@ func (s *SetupPanel) consumers(pre string) app.UI {
 					n, err := strconv.Atoi(v)
 					if err != nil {
 						s.fail(fmt.Errorf("a %s's priority must be a whole number, such as 1 (High), 0 (Normal), -1 (Low) or 100; %q is not one", unit, truncate(v, 20)))
+						s.keepGroupField(ctx, i, func(c sim.Consumer) int { return c.Priority })
 						return
 					}
-					s.edit(ctx, func(sc *sim.Scenario) {
+					if s.edit(ctx, func(sc *sim.Scenario) {
 						if i < len(sc.Consumers) {
 							sc.Consumers[i].Priority = n
 						}
-					})
-				}, "prio", i),
+					}) {
+						s.keepGroupField(ctx, i, func(c sim.Consumer) int { return c.Priority })
+					}
+				}, "prio", unit, i),
 			app.If(pre == "", app.Button().Class("btn btn-small").Disabled(!s.Live || len(sc.Consumers) <= 1).Aria("label", "Remove "+name).Text("×").
 				OnClick(func(ctx app.Context, e app.Event) {
 					s.edit(ctx, func(sc *sim.Scenario) {
@@ -255,6 +261,14 @@ func (s *SetupPanel) consumers(pre string) app.UI {
 			})
 		})),
 	)
+}
+
+// keepGroupField puts back, in the group field whose change was refused,
+// the value in effect for group i.
+func (s *SetupPanel) keepGroupField(ctx app.Context, i int, value func(sim.Consumer) int) {
+	if cs := s.Scenario.Consumers; i < len(cs) {
+		ctx.JSSrc().Set("value", value(cs[i]))
+	}
 }
 
 // numInput is a labelled number input, marked invalid for problem bad
