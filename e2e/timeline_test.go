@@ -80,14 +80,14 @@ func (b *browser) pausedHit(t *testing.T) (x, y float64, name string) {
 			Hit    string `json:"hit"`
 			Frames int    `json:"frames"`
 		}
-		const read = `(() => { const d = document.querySelector('#timeline').dataset; return {hit: d.openHit, frames: Number(d.frames)}; })()`
+		const read = `(() => { const d = document.querySelector('#timeline').dataset; return {hit: d.openHit, frames: Number(d.framesHandled)}; })()`
 		b.run(t, "reading the hit", chromedp.Evaluate(read, &now))
 		var later struct {
 			Hit    string `json:"hit"`
 			Frames int    `json:"frames"`
 		}
 		b.run(t, "reading it again", chromedp.Poll(fmt.Sprintf(`(() => { const d = document.querySelector('#timeline').dataset;
-			return Number(d.frames) > %d && {hit: d.openHit, frames: Number(d.frames)}; })()`, now.Frames+5), &later, chromedp.WithPollingTimeout(waitLong)))
+			return Number(d.framesHandled) > %d && {hit: d.openHit, frames: Number(d.framesHandled)}; })()`, now.Frames+5), &later, chromedp.WithPollingTimeout(waitLong)))
 		hit = later.Hit
 		if later.Hit == now.Hit && hit != "" {
 			break
