@@ -85,22 +85,26 @@ func TestPerf(t *testing.T) {
 	// The same with a comparison: two runs of those 1,000 tasks, 50
 	// tokens against 100, drawn one above the other.
 	comparePerf(t, sc)
+}
 
+// TestPerfTraces reports the time to load a trace of 200,000 tasks, the
+// longest task on the page's thread meanwhile, and the frames over it.
+func TestPerfTraces(t *testing.T) {
 	// A trace of 200,000 tasks: the time to load it, and the frames,
 	// zoomed out, while the pointer moves over it.
 	// Written by another tool, and by a service's Recorder (Sluice's own
 	// format, as Export writes it).
 	const big = 200_000
-	for _, tr := range []struct{ kind, file string }{
-		{"another tool's", foreignTrace(t, big, 8, 5_000_000, 50, 40)},
-		{"a Recorder's", ownTrace(t, big, 8, time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC), 6250*time.Nanosecond, 30*time.Microsecond, 40*time.Microsecond)},
+	for _, tr := range []struct{ kind, profile, file string }{
+		{"another tool's", "SLUICE_PERF_PROFILE_FOREIGN", foreignTrace(t, big, 8, 5_000_000, 50, 40)},
+		{"a Recorder's", "SLUICE_PERF_PROFILE_OWN", ownTrace(t, big, 8, time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC), 6250*time.Nanosecond, 30*time.Microsecond, 40*time.Microsecond)},
 	} {
 		var size int64
 		if fi, err := os.Stat(tr.file); err == nil {
 			size = fi.Size()
 		}
 		lb := newBrowser(t)
-		ld := lb.loadProbe(t, tr.file, fmt.Sprintf(`Number(document.querySelector('#timeline').dataset.tasks) === %d`, big))
+		ld := lb.loadProbe(t, tr.profile, tr.file, fmt.Sprintf(`Number(document.querySelector('#timeline').dataset.tasks) === %d`, big))
 		lb.profileStart(t, "SLUICE_PERF_PROFILE_TRACE_FRAMES")
 		fs := lb.measureFrames(t, 130)
 		lb.profileStop(t, "SLUICE_PERF_PROFILE_TRACE_FRAMES")
@@ -129,7 +133,7 @@ func TestPerfGoTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := newBrowser(t)
-	ld := b.loadProbe(t, file, fmt.Sprintf(`document.querySelector('#stats').dataset.traceTasks === "%d"`, res.Tasks))
+	ld := b.loadProbe(t, "SLUICE_PERF_PROFILE", file, fmt.Sprintf(`document.querySelector('#stats').dataset.traceTasks === "%d"`, res.Tasks))
 	report("Go execution trace of %s events (%.1f MB, %s sluice tasks): opened in %.2f s (target <= 5 s), longest main-thread task %.0f ms (target <= 50 ms), %d progress updates",
 		formatInt(res.Events), mb(int64(len(data))), formatInt(res.Tasks), ld.took.Seconds(), ld.longest, ld.updates)
 	b.checkErrors(t)
@@ -203,11 +207,13 @@ type loaded struct {
 }
 
 // loadProbe opens the playground, paused, and loads file, until done (a
-// JavaScript condition) holds in replay. With $SLUICE_PERF_PROFILE set, it
-// writes there the page's CPU profile (Chrome DevTools' format) of the
+// JavaScript condition) holds in replay. With the environment variable
+// profileEnv set ($SLUICE_PERF_PROFILE for a Go execution trace,
+// $SLUICE_PERF_PROFILE_FOREIGN and $SLUICE_PERF_PROFILE_OWN for the JSON
+// traces of TestPerfTraces), it writes there the page's CPU profile (Chrome DevTools' format) of the
 // load: wasm functions appear by index unless app.wasm is built with its
 // name section (without -ldflags=-s).
-func (b *browser) loadProbe(t *testing.T, file, done string) loaded {
+func (b *browser) loadProbe(t *testing.T, profileEnv, file, done string) loaded {
 	t.Helper()
 	var ok bool
 	b.run(t, "loading the playground, paused",
@@ -217,8 +223,12 @@ func (b *browser) loadProbe(t *testing.T, file, done string) loaded {
 		chromedp.Click("#play", chromedp.ByQuery),
 		chromedp.Evaluate(`(() => {
 			window.sluiceLongest = 0;
+			window.sluiceLongTasks = [];
 			new PerformanceObserver((l) => {
-				for (const e of l.getEntries()) window.sluiceLongest = Math.max(window.sluiceLongest, e.duration);
+				for (const e of l.getEntries()) {
+					window.sluiceLongest = Math.max(window.sluiceLongest, e.duration);
+					window.sluiceLongTasks.push([e.startTime, e.duration]);
+				}
 			}).observe({type: "longtask"});
 			window.sluiceNotes = new Set();
 			new MutationObserver(() => {
@@ -228,7 +238,7 @@ func (b *browser) loadProbe(t *testing.T, file, done string) loaded {
 			return true;
 		})()`, &ok),
 	)
-	b.profileStart(t, "SLUICE_PERF_PROFILE")
+	b.profileStart(t, profileEnv)
 	start := time.Now()
 	b.run(t, "loading the trace",
 		chromedp.SetUploadFiles("#load-trace", []string{file}, chromedp.ByQuery),
@@ -239,7 +249,7 @@ func (b *browser) loadProbe(t *testing.T, file, done string) loaded {
 	// What the load leaves to do just after (a collection of its garbage,
 	// the first frames of the trace) counts too.
 	b.run(t, "drawing the loaded trace", chromedp.Sleep(time.Second))
-	b.profileStop(t, "SLUICE_PERF_PROFILE")
+	b.profileStop(t, profileEnv)
 	b.run(t, "reading the longest task",
 		chromedp.Evaluate(`window.sluiceLongest`, &ld.longest),
 		chromedp.Evaluate(`window.sluiceNotes.size`, &ld.updates))
@@ -248,7 +258,10 @@ func (b *browser) loadProbe(t *testing.T, file, done string) loaded {
 
 // profileStart starts Chromium's CPU profiler, sampling every 200 µs, if
 // the environment variable env names a file; profileStop writes the profile
-// there (a .cpuprofile that Chromium's DevTools open).
+// there (a .cpuprofile that Chromium's DevTools open), and next to it, in
+// a file named as it with .tasks added, the page's long tasks seen so far
+// (loadProbe's), as [start, duration] in ms of the page's clock, with the
+// page's time when the profile started (t0), to find them in the profile.
 func (b *browser) profileStart(t *testing.T, env string) {
 	if os.Getenv(env) == "" {
 		return
@@ -260,7 +273,11 @@ func (b *browser) profileStart(t *testing.T, env string) {
 		if err := profiler.SetSamplingInterval(200).Do(ctx); err != nil {
 			return err
 		}
-		return profiler.Start().Do(ctx)
+		if err := profiler.Start().Do(ctx); err != nil {
+			return err
+		}
+		var ok bool
+		return chromedp.Evaluate(`window.sluiceProfileT0 = performance.now(), true`, &ok).Do(ctx)
 	}))
 }
 
@@ -274,7 +291,18 @@ func (b *browser) profileStop(t *testing.T, env string) {
 			return err
 		}
 		data, _ := json.Marshal(prof)
-		return os.WriteFile(os.Getenv(env), data, 0o644)
+		if err := os.WriteFile(os.Getenv(env), data, 0o644); err != nil {
+			return err
+		}
+		var tasks json.RawMessage
+		if err := chromedp.Evaluate(`JSON.stringify({t0: window.sluiceProfileT0, tasks: window.sluiceLongTasks || []})`, &tasks).Do(ctx); err != nil {
+			return err
+		}
+		var text string
+		if err := json.Unmarshal(tasks, &text); err != nil {
+			return err
+		}
+		return os.WriteFile(os.Getenv(env)+".tasks", []byte(text), 0o644)
 	}))
 }
 

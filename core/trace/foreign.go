@@ -104,7 +104,7 @@ func (p *parser) buildForeign() (*Recorder, error) {
 		counts["counter sample"] += n // Sluice's names, another tool's trace
 	}
 	end := p.lastTs
-	p.stage(parseShare, (1-parseShare)*0.3)
+	p.stage(parseShare, (1-parseShare)*0.15)
 	for i := range p.events {
 		p.tick(i, len(p.events))
 		e := &p.events[i]
@@ -154,6 +154,19 @@ func (p *parser) buildForeign() (*Recorder, error) {
 		}
 	}
 
+	// Sorting the slices, laying them out and sorting their starts and
+	// ends, in slices of work too: units of the slices' number, about
+	// twice over for each sort (runs, then merges), once for the layout.
+	p.stage(parseShare+(1-parseShare)*0.15, (1-parseShare)*0.15)
+	done, units := 0, 6*len(spans)
+	var tick func()
+	if p.pause != nil {
+		tick = func() {
+			done += sortRun
+			p.pause(p.stageFrom + p.stageSpan*float64(min(done, units))/float64(max(units, 1)))
+		}
+	}
+
 	// Lanes: a thread's slices by start, the longer first at one time, each
 	// on the lowest depth free at its start; a lane per thread and depth,
 	// in order of first use.
@@ -161,12 +174,12 @@ func (p *parser) buildForeign() (*Recorder, error) {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
+	sortStablePausing(order, func(a, b int) int {
 		if c := cmp.Compare(spans[a].start, spans[b].start); c != 0 {
 			return c
 		}
 		return cmp.Compare(spans[b].end, spans[a].end)
-	})
+	}, tick)
 	type laneKey struct {
 		thread int32
 		depth  int
@@ -175,7 +188,10 @@ func (p *parser) buildForeign() (*Recorder, error) {
 	var lanes []laneKey
 	depthEnds := make(map[int32][]int64) // per thread, when each depth is free
 	pids := make(map[idVal]bool)
-	for _, i := range order {
+	for n, i := range order {
+		if tick != nil && n%sortRun == sortRun-1 {
+			tick()
+		}
 		s := &spans[i]
 		ends := depthEnds[s.thread]
 		d := slices.IndexFunc(ends, func(t int64) bool { return t <= s.start })
@@ -245,15 +261,21 @@ func (p *parser) buildForeign() (*Recorder, error) {
 			steps = append(steps, step{s.end, rank, id, true})
 		}
 	}
-	slices.SortStableFunc(steps, func(a, b step) int {
+	sortStablePausing(steps, func(a, b step) int {
 		if c := cmpInt(a.t, b.t); c != 0 {
 			return c
 		}
 		return a.rank - b.rank
-	})
+	}, tick)
 	// Keep every task, and every sample of the counters they make (each
 	// start and end moves the running and in-use tracks).
 	r := NewRecorder(Config{MaxFinished: len(spans), MaxSamples: 2*len(spans) + 1, MaxLanes: len(lanes)})
+	// Room for every task and for the running and in-use tracks' samples
+	// (one a start or an end, at most), made once: growing them copies
+	// tens of megabytes at once, in one stretch of a page's thread.
+	r.fin.reserve(len(spans))
+	r.tracks[TrackRunning].reserve(2*len(spans) + 1)
+	r.tracks[TrackInUse].reserve(2*len(spans) + 1)
 	for i := range lanes {
 		r.newLane("", i, noTime, 0) // in slot order, which is the lanes' order
 	}

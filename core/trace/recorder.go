@@ -863,6 +863,29 @@ func (r *Recorder) Snapshot(now time.Time) *Snapshot {
 // It holds the Recorder's mutex while copying, for a time proportional to
 // the open tasks and the tasks and samples in the window.
 func (r *Recorder) SnapshotWindow(dst *Snapshot, now, from, to time.Time) *Snapshot {
+	return r.snapshot(dst, now, from, to, nil)
+}
+
+// SnapshotPausing is [Recorder.Snapshot] that calls pause between slices
+// of its work, every few hundred tasks or counter samples copied, from the
+// goroutine that called it, with the share of the copying done, from 0 to
+// 1; pause may block, for as long as it likes (a caller on a single
+// thread, a browser's, lets the page draw there). It returns what
+// Snapshot(now) would.
+//
+// It holds the Recorder's mutex throughout, pauses included: a Recorder
+// still observing events waits meanwhile. It is meant for a Recorder that
+// is done, such as one ReadJSON returned.
+func (r *Recorder) SnapshotPausing(now time.Time, pause func(done float64)) *Snapshot {
+	if pause == nil {
+		pause = func(float64) {}
+	}
+	return r.snapshot(nil, now, time.Time{}, time.Time{}, pause)
+}
+
+// snapshot is SnapshotWindow, calling pause, if not nil, every pauseEvery
+// tasks or samples copied.
+func (r *Recorder) snapshot(dst *Snapshot, now, from, to time.Time, pause func(float64)) *Snapshot {
 	if dst == nil {
 		dst = new(Snapshot)
 	}
@@ -885,14 +908,30 @@ func (r *Recorder) SnapshotWindow(dst *Snapshot, now, from, to time.Time) *Snaps
 	dst.Now, dst.From, dst.To, dst.End = now, from, to, end
 
 	first := r.fin.search(func(x *rec) bool { return x.endKey >= lo })
+	// The units of work, for pause: the tasks and samples to copy.
+	work, units := 0, r.fin.len()-first+len(r.open)
+	for k := range r.tracks {
+		units += r.tracks[k].len()
+	}
+	tick := func() {
+		if work++; work%pauseEvery == 0 {
+			pause(float64(work) / float64(max(units, 1)))
+		}
+	}
 	dst.Tasks = grow(dst.Tasks, r.fin.len()-first+len(r.openIdx))
 	for i := first; i < r.fin.len(); i++ {
+		if pause != nil {
+			tick()
+		}
 		if x := r.fin.at(i); x.enq <= hi && x.end >= lo {
 			dst.Tasks = appendTask(dst.Tasks, x)
 		}
 	}
 	oldest := int64(noTime)
 	for i := range r.open {
+		if pause != nil {
+			tick()
+		}
 		x := &r.open[i]
 		if x.id == 0 {
 			continue
@@ -915,6 +954,9 @@ func (r *Recorder) SnapshotWindow(dst *Snapshot, now, from, to time.Time) *Snaps
 		j := tr.search(func(s *sample) bool { return s.t > hi })
 		out := grow(dst.Counters[k], j-i)
 		for ; i < j; i++ {
+			if pause != nil {
+				tick()
+			}
 			s := tr.at(i)
 			out = append(out, Sample{Time: timeOf(s.t), Value: s.v})
 		}

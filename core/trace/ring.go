@@ -41,6 +41,15 @@ func (r *ring[T]) push(v T) (old T, evicted bool) {
 	return old, true
 }
 
+// reserve makes room for n values, up to max, in an empty ring, so that a
+// caller that knows how many it will push does not copy them as the ring
+// grows.
+func (r *ring[T]) reserve(n int) {
+	if r.n == 0 && cap(r.buf) < min(n, r.max) {
+		r.buf, r.start = make([]T, 0, min(n, r.max)), 0
+	}
+}
+
 // len returns the number of values held.
 func (r *ring[T]) len() int { return r.n }
 

@@ -12,15 +12,23 @@ import (
 // waiting track, waiting or oldest-wait counters, or table of waits.
 func traceWaited(snap *trace.Snapshot) bool {
 	for i := range snap.Tasks {
-		x := &snap.Tasks[i]
-		switch {
-		case x.State == core.TaskPending:
+		if waited(&snap.Tasks[i]) {
 			return true
-		case !x.Started.IsZero() && x.Started.After(x.Enqueued):
-			return true
-		case x.Started.IsZero() && !x.Ended.IsZero() && x.Ended.After(x.Enqueued):
-			return true // it gave up waiting
 		}
+	}
+	return false
+}
+
+// waited reports whether a task of a loaded trace waited before it
+// started, or waits.
+func waited(x *trace.Task) bool {
+	switch {
+	case x.State == core.TaskPending:
+		return true
+	case !x.Started.IsZero() && x.Started.After(x.Enqueued):
+		return true
+	case x.Started.IsZero() && !x.Ended.IsZero() && x.Ended.After(x.Enqueued):
+		return true // it gave up waiting
 	}
 	return false
 }

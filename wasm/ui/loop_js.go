@@ -601,8 +601,16 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 		err := p.loadTrace(ctx, r, name)
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(gc)
-		// The page's render of the trace, and its first frame, each in a
-		// task of its own after the reading's last.
+		// The collection of the reading's garbage, the page's render of
+		// the trace and its first frame, each in a task of its own after
+		// the reading's last. The heap is past its goal: the collection
+		// starts at the next large allocation (startCollection), here
+		// rather than amid the render's, and marks as soon as every
+		// goroutine waits, all at once (WebAssembly has one thread), so
+		// that yielding here has it mark before the render, not after it
+		// in the render's task.
+		startCollection()
+		yieldToBrowser()
 		time.Sleep(time.Millisecond)
 		ctx.Dispatch(func(app.Context) {
 			p.reading = ""

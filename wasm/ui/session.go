@@ -83,6 +83,13 @@ type loaded struct {
 	// index is the snapshot's tasks by lane, built by its loader in
 	// slices, for a large trace; nil if none.
 	index *laneIndex
+	// settled is set when the loader found pending and noWaits
+	// (settleTrace), which the first frame would otherwise look for
+	// over every task: pending are the indices of the tasks that still
+	// wait, in order, and noWaits is set when no task waited.
+	settled bool
+	pending []int32
+	noWaits bool
 }
 
 // ChunkSize is how many tasks of a person's burst are handed to the runner
@@ -727,32 +734,19 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 		return fmt.Errorf("%s cannot be shown: %s", name, strings.TrimPrefix(err.Error(), "trace: "))
 	}
 	pause(1)
-	snap := rec.Snapshot(time.Time{})
-	start, ok := traceStart(snap)
+	snap := rec.SnapshotPausing(time.Time{}, func(float64) { pause(1) })
+	facts, ok := settleTrace(snap, pause)
 	if !ok {
 		return fmt.Errorf("%s holds no tasks to show", name)
 	}
-	pause(1)
-	// traceLevels, in slices.
-	var levels []core.Priority
-	for i := range snap.Tasks {
-		if i%8192 == 8191 {
-			pause(1)
-		}
-		if len(levels) == maxShownLevels {
-			break
-		}
-		levels = addLevel(levels, snap.Tasks[i].Priority)
-	}
+	start, levels := facts.start, facts.levels
 	pause(1)
 	index := prebuildIndex(snap, pause)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.playing = false
 	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: levels}
-	if index != nil {
-		rp.loaded = &loaded{index: index}
-	}
+	rp.loaded = &loaded{index: index, settled: true, pending: facts.pending, noWaits: !facts.waited}
 
 	rp.times = "Times are the trace's own: since its first event."
 	if origin, ok := rec.Origin(); ok && !start.Before(origin) && start.Sub(origin) <= 24*time.Hour {
@@ -772,7 +766,7 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	left = append(left, unshownNotes(rec.Unshown())...)
 	rp.omitted = strings.Join(left, "; ")
 	rp.rate = traceRate(snap.Stats, rp.first, rp.end)
-	rp.noWaits = !traceWaited(snap)
+	rp.noWaits = !facts.waited
 	// Encoded once: the panel, read every few frames, shows it unchanged.
 	rp.link = s.link()
 	rp.log = newEventLog("", rp.start, snap.Log)
@@ -814,26 +808,6 @@ func notJSON(br *bufio.Reader) string {
 			"Convert it with Perfetto's traceconv (traceconv json trace.pftrace trace.json), or open it at ui.perfetto.dev"
 	}
 	return ""
-}
-
-// traceStart returns the earliest time of a loaded trace's model.
-func traceStart(snap *trace.Snapshot) (time.Time, bool) {
-	var first time.Time
-	see := func(t time.Time) {
-		if !t.IsZero() && (first.IsZero() || t.Before(first)) {
-			first = t
-		}
-	}
-	for i := range snap.Tasks {
-		see(snap.Tasks[i].Enqueued)
-	}
-	for _, l := range snap.Lanes {
-		see(l.Created)
-	}
-	if len(snap.Tasks) == 0 {
-		return time.Time{}, false
-	}
-	return first, true
 }
 
 // BackToLive leaves a loaded trace and shows the run again, paused.

@@ -69,6 +69,10 @@ func (s *Session) AddGoLanes(data []byte, pause func(done float64)) error {
 	}
 	s.mu.Lock()
 	rp := s.replay
+	var was loaded
+	if rp != nil && rp.loaded != nil {
+		was = *rp.loaded
+	}
 	s.mu.Unlock()
 	if rp == nil || len(l.Names) == 0 {
 		return nil
@@ -102,7 +106,7 @@ func (s *Session) AddGoLanes(data []byte, pause func(done float64)) error {
 		// Field by field, in place: a Task is large.
 		r, x := &l.Runs[i], &tasks[n+i]
 		x.ID, x.Lane, x.State, x.Weight = runIDBase|uint64(i), first+r.Lane, core.TaskSucceeded, 1
-		x.Started, x.Ended = time.Unix(0, r.Start), time.Unix(0, r.End)
+		x.Started, x.Ended = time.Unix(0, r.Start).UTC(), time.Unix(0, r.End).UTC() // as settleTrace gives them
 		x.Enqueued = x.Started
 		x.Name = "G" + strconv.FormatUint(r.G, 10)
 		if j, ok := byID[r.Task]; ok && r.Task != 0 {
@@ -130,7 +134,9 @@ func (s *Session) AddGoLanes(data []byte, pause func(done float64)) error {
 	defer s.mu.Unlock()
 	if s.replay == rp {
 		rp.snap = &snap
-		rp.loaded = &loaded{runFrom: first, index: index}
+		// The runs, after the tasks, never wait: the trace's queue
+		// is as it was.
+		rp.loaded = &loaded{runFrom: first, index: index, settled: was.settled, pending: was.pending, noWaits: was.noWaits}
 	}
 	return nil
 }

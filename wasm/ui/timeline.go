@@ -209,7 +209,7 @@ func (g *geometry) timeAt(x float64) time.Time {
 func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	snap := f.Snap
 	g := geometry{w: w, from: f.From, to: f.To, origin: f.Origin}
-	t.layoutQueue(snap, f.Levels, f.Replay)
+	t.layoutQueue(snap, f.Levels, f.Replay, f.Loaded)
 	t.layoutLanes(f, &g)
 	labelW := t.labelWidth(p, snap, w)
 	t.OwnLabel = labelW
@@ -314,8 +314,9 @@ func (t *timeline) noteSelected(x *trace.Task, x0, y0, x1, y1 float64) {
 // top: High, Normal and Low always when the run's levels are those, or
 // every level when there are few enough, and any other priority that
 // waits. Beyond maxQueueRows rows, the last row takes every lower
-// priority too (queueFold).
-func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority, replay bool) {
+// priority too (queueFold). A loaded trace's loader found its waiting
+// tasks (lo, when settled), which the layout then looks at alone.
+func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority, replay bool, lo *loaded) {
 	if replay && t.queueSnap == snap && t.queueN == len(snap.Tasks) {
 		return // a loaded trace does not change
 	}
@@ -323,9 +324,30 @@ func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority, rep
 	if replay {
 		t.queueSnap, t.queueN = snap, len(snap.Tasks)
 	}
+	// The tasks that wait, by index: every task's state is looked at
+	// unless the loader of a trace found them.
+	pending := func(yield func(i int) bool) {
+		if replay && lo != nil && lo.settled {
+			for _, i := range lo.pending {
+				if !yield(int(i)) {
+					return
+				}
+			}
+			return
+		}
+		for i := range snap.Tasks {
+			if snap.Tasks[i].State == core.TaskPending && !yield(i) {
+				return
+			}
+		}
+	}
 	// A trace in which no task waited (another tool's, whose slices start
 	// as they begin) has no queue to show.
-	t.queueNone = replay && !traceWaited(snap)
+	if replay && lo != nil && lo.settled {
+		t.queueNone = lo.noWaits
+	} else {
+		t.queueNone = replay && !traceWaited(snap)
+	}
 	rows := t.queueRows[:0]
 	switch {
 	case t.queueNone:
@@ -334,11 +356,8 @@ func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority, rep
 	case len(levels) <= maxQueueRows:
 		rows = append(rows, levels...)
 	}
-	for i := range snap.Tasks {
+	for i := range pending {
 		x := &snap.Tasks[i]
-		if x.State != core.TaskPending {
-			continue
-		}
 		if j, found := slices.BinarySearch(rows, x.Priority); !found && len(rows) < maxQueueLevels {
 			rows = slices.Insert(rows, j, x.Priority)
 		}
@@ -352,11 +371,8 @@ func (t *timeline) layoutQueue(snap *trace.Snapshot, levels []core.Priority, rep
 	for i := range t.queue {
 		t.queue[i] = t.queue[i][:0]
 	}
-	for i := range snap.Tasks {
+	for i := range pending {
 		x := &snap.Tasks[i]
-		if x.State != core.TaskPending {
-			continue
-		}
 		// Rows are highest first: the task's row is the first whose
 		// priority is not above its own, or the last.
 		row, _ := slices.BinarySearchFunc(rows, x.Priority, func(r, p core.Priority) int { return cmp.Compare(p, r) })
