@@ -39,7 +39,10 @@ func TestPerfRewind(t *testing.T) {
 	b.run(t, "watching for long tasks", chromedp.Evaluate(`(() => {
 		window.sluiceLong = [];
 		new PerformanceObserver((l) => {
-			for (const e of l.getEntries()) window.sluiceLong.push(e.duration);
+			for (const e of l.getEntries()) {
+				window.sluiceLong.push(e.duration);
+				(window.sluiceLongTasks ||= []).push([e.startTime, e.duration]); // profileStop's
+			}
 		}).observe({type: "longtask"});
 		return true;
 	})()`, &ok))

@@ -195,6 +195,7 @@ func (s *Session) Close() {
 	defer s.mu.Unlock()
 	s.stopRun()
 	s.cps.stopAll()
+	releaseGC(true)
 }
 
 // Load replaces the scenario and starts it from virtual time 0, keeping
@@ -344,6 +345,7 @@ func (s *Session) FrameAt(real, from, to time.Duration) Frame {
 }
 
 func (s *Session) frame(real, span, fixedFrom, fixedTo time.Duration, fixed bool) Frame {
+	releaseGC(false) // held back by a seek (gcboost.go)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !fixed {

@@ -3,7 +3,6 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,9 +88,11 @@ func (s *Session) seek(t time.Duration) error {
 	s.rw.horizon = s.horizonLocked()
 	s.playing = false
 	// A replay allocates the run's model at once: collecting less often
-	// meanwhile saves a good part of the time (wasm has one thread), and
-	// so does giving the event log the room it had (rebuild).
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	// meanwhile saves a good part of the time, and for a moment after,
+	// the landing's render (holdGC); so does giving the event log the
+	// room it had (rebuild).
+	holdGC()
+	defer holdGC()
 	if !s.fromCheckpoint(t) && t < s.run.Now() {
 		if err := s.rebuild(); err != nil {
 			return err
