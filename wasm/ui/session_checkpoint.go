@@ -94,7 +94,7 @@ type checkpoint struct {
 // checkpoints of small runs at once, or a little at a time.
 var (
 	checkpointFrom   = 1_000                  // tasks a run has before it gets checkpoints
-	checkpointQuiet  = 500 * time.Millisecond // real time after a seek before building goes on
+	checkpointQuiet  = 50 * time.Millisecond // real time after a seek before building goes on
 	checkpointBudget = 6 * time.Millisecond   // real time a paused frame spends building
 )
 
