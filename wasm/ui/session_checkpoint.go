@@ -93,9 +93,9 @@ type checkpoint struct {
 // Bounds on checkpoints. They are variables so that tests can build
 // checkpoints of small runs at once, or a little at a time.
 var (
-	checkpointFrom   = 1_000                  // tasks a run has before it gets checkpoints
+	checkpointFrom   = 1_000                 // tasks a run has before it gets checkpoints
 	checkpointQuiet  = 50 * time.Millisecond // real time after a seek before building goes on
-	checkpointBudget = 6 * time.Millisecond   // real time a paused frame spends building
+	checkpointBudget = 6 * time.Millisecond  // real time a paused frame spends building
 )
 
 const (
