@@ -232,18 +232,10 @@ func (c *Composer) listField(id, label, placeholder, hint string, value string) 
 		bad = c.badErr
 	}
 	in := app.Input().Type("text").ID(id).Class("input").Placeholder("%s", placeholder).Value(value).
-		Aria("invalid", bad != "").Disabled(!c.Live).OnChange(func(ctx app.Context, e app.Event) {
+		Disabled(!c.Live).OnChange(func(ctx app.Context, e app.Event) {
 		c.setList(ctx, id, ctx.JSSrc().Get("value").String())
 	}, id)
-	if bad != "" {
-		in = in.Aria("describedby", id+"-error")
-	}
-	return app.Label().Class("field").Body(
-		app.Span().Class("field-label").Text(label),
-		in,
-		fieldError(id, bad),
-		app.Span().Class("field-hint").Text(hint),
-	)
+	return field(label, in, id, bad, hint)
 }
 
 // setList reads the text typed in list input id ("burst-levels" or

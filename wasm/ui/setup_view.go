@@ -274,14 +274,21 @@ func (s *SetupPanel) keepGroupField(ctx app.Context, i int, value func(sim.Consu
 // numInput is a labelled number input, marked invalid for problem bad
 // (shown under it) when bad is not "", whose change calls change.
 func numInput(id, label, hint string, value, lo, hi int, bad string, live bool, change app.EventHandler) app.UI {
+	in := app.Input().Type("number").ID(id).Class("input").Min(lo).Max(hi).Step(1).Value(value).
+		Disabled(!live).OnChange(change, id)
+	return field(label, in, id, bad, hint)
+}
+
+// field labels input in (whose ID is id), marked invalid for problem bad
+// (shown under it) when bad is not "", with hint under it if not "".
+func field(label string, in app.HTMLInput, id, bad, hint string) app.UI {
+	in = in.Aria("invalid", bad != "")
+	if bad != "" {
+		in = in.Aria("describedby", id+"-error")
+	}
 	var hintUI app.UI
 	if hint != "" {
 		hintUI = app.Span().Class("field-hint").Text(hint)
-	}
-	in := app.Input().Type("number").ID(id).Class("input").Min(lo).Max(hi).Step(1).Value(value).
-		Aria("invalid", bad != "").Disabled(!live).OnChange(change, id)
-	if bad != "" {
-		in = in.Aria("describedby", id+"-error")
 	}
 	return app.Label().Class("field").Body(
 		app.Span().Class("field-label").Text(label),
