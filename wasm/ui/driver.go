@@ -116,6 +116,7 @@ func (d *driver) tick(p painter, real time.Duration, nowMS, w, h float64, mouse 
 		d.wasReplay, d.view = d.frame.Replay, view{}
 		d.tl.Selected, d.details = 0, 0
 		d.frame = d.sess.Frame(real, time.Duration(d.span.Load()))
+		force = true // the canvas shows the other
 	}
 	f := d.frame
 	need = h

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"math"
 	"testing"
 	"time"
@@ -231,6 +232,18 @@ func TestDriverDrawsAPausedRunOnce(t *testing.T) {
 		{"the frame after", func() {}, false},
 		{"a seek", func() { s.Seek(time.Second) }, true},
 		{"the frame after the seek", func() {}, false},
+		{"a seek to the same moment", func() { s.Seek(s.Panel().Now) }, true},
+		{"the frame after that", func() {}, false},
+		{"a trace loaded", func() {
+			var b bytes.Buffer
+			if err := s.WriteTrace(&b); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.LoadTrace(&b, "run.json"); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"back to the live run", s.BackToLive, true},
 		{"colours by key", func() { s.SetColorBy("key") }, true},
 		{"a playing frame", func() { s.SetPlaying(true) }, true},
 		{"another playing frame", func() {}, true},

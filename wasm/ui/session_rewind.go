@@ -177,6 +177,7 @@ func (s *Session) settled() {
 	// snapshot: take one at the new moment, as the next frame will.
 	at := sim.Epoch.Add(s.run.Now())
 	s.snap = s.rec.SnapshotWindow(s.snap, at, at.Add(-defaultSpan), at.Add(defaultSpan/10))
+	s.snapOf = snapKey{} // a window of its own: the next frame takes its own
 }
 
 // StepBack pauses and undoes the run's latest event: it shows the run at
