@@ -23,7 +23,7 @@ func (d *driver) tickBoth(b *Session, p painter, real time.Duration, nowMS, w, h
 		d.cmp = compareDriver{sess: b}
 		d.tl.MinLabel, d.tl.MaxLaneH, d.tl.MinPeaks = 0, 0, [3]int64{}
 		if b == nil {
-			return d.tick(p, real, nowMS, w, h, mouse, force)
+			return d.tick(p, real, nowMS, w, h, mouse, true) // the canvas showed both: draw one anew
 		}
 		d.cmp.tl = newTimeline(d.tl.compact)
 	}

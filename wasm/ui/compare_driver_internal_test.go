@@ -131,3 +131,15 @@ func TestCompareKeysOnRunBPanBoth(t *testing.T) {
 		}
 	}
 }
+
+// TestClosingTheComparisonRedraws: once the comparison closes, run A is
+// drawn alone at once, though it stands still (paused): the canvas showed
+// both runs' window.
+func TestClosingTheComparisonRedraws(t *testing.T) {
+	ps, _ := sim.PresetByID("workqueue-cancel")
+	drv, _, _, _, _ := compareDrivers(t, ps.Scenario, 6, 2*time.Second, 800)
+	drv.b.Store(nil)
+	if _, drew, _ := drv.tick(&TestPainter{}, 0, float64(time.Now().UnixMilli()), 800, 300, Point{}, false); !drew {
+		t.Errorf("the first frame after the comparison closed drew nothing: the canvas keeps both runs")
+	}
+}
