@@ -330,9 +330,12 @@ type Frame struct {
 // Frame moves the run along by one animation frame that took real time:
 // it hands a waiting part of a person's burst to the runner, or else,
 // while playing, advances virtual time by sim.FrameStep(real, speed)
-// (paused, by nothing, which lets what a click set off settle); then it
-// takes one snapshot of the window that ends a tenth of span after now
-// (or at span). The snapshot is reused by the next call.
+// (paused, by nothing, which lets what a click set off settle; a paused
+// frame also builds checkpoints, or stops a run given up); then it takes
+// one snapshot of the window that ends a tenth of span after now (or at
+// span), unless the last frame's shows the same (Frame.Same: no event
+// since, the same window and colours). The snapshot is reused by the next
+// call.
 func (s *Session) Frame(real, span time.Duration) Frame {
 	return s.frame(real, span, 0, 0, false)
 }
