@@ -3,7 +3,6 @@
 package ui_test
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -147,14 +146,7 @@ func TestComposerKeepsItsState(t *testing.T) {
 	}
 	marked("after the page rendered again")
 
-	s := ui.PlaySession(p)
-	var buf bytes.Buffer
-	if err := s.WriteTrace(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.LoadTrace(&buf, "run.json"); err != nil {
-		t.Fatal(err)
-	}
+	s := showOwnTrace(t, p)
 	ui.PlayFrame(disp, p, 100*time.Millisecond)
 	disp.Consume()
 	if html := app.HTMLString(p); strings.Contains(html, `id="burst-levels"`) {

@@ -30,14 +30,7 @@ func TestPlayTraceTexts(t *testing.T) {
 		}
 	}
 
-	s := ui.PlaySession(p)
-	var buf bytes.Buffer
-	if err := s.WriteTrace(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.LoadTrace(&buf, "run.json"); err != nil {
-		t.Fatal(err)
-	}
+	showOwnTrace(t, p)
 	ui.PlayFrame(disp, p, 100*time.Millisecond)
 	disp.Consume()
 	shown := app.HTMLString(p)
@@ -62,4 +55,19 @@ func TestPlayTraceTexts(t *testing.T) {
 			t.Errorf("the live run's page has no %s", id)
 		}
 	}
+}
+
+// showOwnTrace loads the trace of the page's run into the page, as a
+// person does with a downloaded one, and returns the page's session.
+func showOwnTrace(t *testing.T, p *ui.Play) *ui.Session {
+	t.Helper()
+	s := ui.PlaySession(p)
+	var buf bytes.Buffer
+	if err := s.WriteTrace(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.LoadTrace(&buf, "run.json"); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -263,11 +263,11 @@ func (s *Session) checkpointMarks(h time.Duration) []time.Duration {
 }
 
 // buildCheckpoints spends a paused frame's spare time building the next
-// checkpoint the run wants, if it is large enough to want any. s.mu must
-// be held.
+// checkpoint the run wants, if it is large enough to want any. frame
+// calls it, once it has given up the stale checkpoints; s.mu must be
+// held.
 func (s *Session) buildCheckpoints() {
-	c := &s.cps
-	c.drop(s.rw.gen)
+	c := &s.cps // frame has dropped the stale ones
 	if !s.rw.sought || s.replay != nil || s.unlinked != "" || len(s.queued) > 0 || time.Now().Before(c.quiet) ||
 		c.trim() || len(c.parked) >= maxParked && c.building == nil || s.run.Stats().Tasks < checkpointFrom {
 		return // a full set is kept as it is: building one more would stop another
