@@ -45,8 +45,10 @@ func scaleProcs() []int {
 //     context.WithCancel, canceled when the task ends: a request's context.
 //   - sluice-go-observed: sluice-go with WithObserver(func(core.Event){}).
 //   - pond-go: pond's Go; channel: P workers reading one channel of
-//     functions; static: P goroutines each running b.N/P tasks directly,
-//     the ideal.
+//     functions; channel-owncancel: channel with each task's own
+//     context.WithCancel, as sluice-go-owncancel, to show what those
+//     contexts cost by themselves; static: P goroutines each running
+//     b.N/P tasks directly, the ideal.
 //
 // KeyedQueue (parallelism P), keys= 10, 10,000, 1,000,000; task i has key
 // i % keys:
@@ -216,6 +218,32 @@ func scaleWorkQueue(b *testing.B, mk func() func(), procs, subs int) {
 			})
 		}
 		submitAll(b, subs, &wg, func(int) error { ch <- task; return nil })
+		close(ch)
+		workers.Wait()
+	})
+	b.Run("channel-owncancel", func(b *testing.B) {
+		work := mk()
+		var wg sync.WaitGroup
+		ch := make(chan func(), procs)
+		var workers sync.WaitGroup
+		for range procs {
+			workers.Go(func() {
+				for f := range ch {
+					f()
+				}
+			})
+		}
+		submitAll(b, subs, &wg, func(int) error {
+			rctx, rcancel := context.WithCancel(ctx)
+			ch <- func() {
+				if rctx.Err() == nil {
+					work()
+				}
+				rcancel()
+				wg.Done()
+			}
+			return nil
+		})
 		close(ch)
 		workers.Wait()
 	})

@@ -30,10 +30,12 @@
 // under the lock, with one exception: a submit and a worker read the
 // clock before taking it, but rarer changes (a cancel, a resize, a grant
 // of room, Stats) read a [WithClock] clock's Now under it. A task is one
-// allocation, and also its function's context; its submitter's context
-// is watched (one context.AfterFunc per distinct context, armed and
-// stopped outside the lock) only while the task waits, so a task that
-// starts at once, or runs, costs no watch. Observer events are appended
+// allocation, and also its function's context, whatever context it was
+// submitted with: the submitter's context of a waiting task is looked at
+// (when its turn comes, when its handle or Stats is read, when a submit
+// finds the queue full), not watched, unless someone waits on the task's
+// Done channel (one context.AfterFunc per distinct context, armed and
+// stopped outside the lock). Observer events are appended
 // under the lock in the order the state changed and delivered outside it,
 // one goroutine at a time.
 //

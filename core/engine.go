@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,10 +25,14 @@ import (
 // queue costs two lock acquisitions per task: one to accept it, one to end
 // it and begin the next.
 //
-// Canceled work is found without polling: a task that waits in the queue,
-// or whose context someone listens to, is listed in the watch of its
-// submitter's context (one context.AfterFunc per distinct context, not per
-// task), which cancels the whole list when that context ends.
+// A waiting task's submitter context is looked at, not watched: when the
+// task's turn comes (a task whose context ended never runs), when its
+// handle is read (State, Err), when Stats is read, and when a submit finds
+// the queue full (sweepLocked). So a request's own context costs a queue
+// nothing until then. A task whose Done channel someone waits on (Task.Done
+// and Wait, or its function's context's Done or AfterFunc) is listed in the
+// watch of its submitter's context (one context.AfterFunc per distinct
+// context), which cancels the whole list when that context ends.
 //
 // Events are appended under the lock, in the order the state changed, and
 // delivered outside it by whichever goroutine finds them there and nobody
@@ -74,6 +79,9 @@ type engine struct {
 	spareWatches chan *watch
 	nums         numSet // free worker slot numbers (lane numbers in a KeyedQueue)
 	nextID       uint64
+	// unseen counts the waiting tasks whose submitter's context can end
+	// (Task.unseen): while it is 0, sweepLocked has nothing to look at.
+	unseen int
 
 	nrunning, maxRunning                             int
 	submitted, succeeded, failed, canceled, panicked uint64
@@ -149,17 +157,31 @@ func (e *engine) submit(ctx context.Context, t *Task, block bool) error {
 // first, if block is set, until there is room. A waiting call is accepted
 // by the one that makes room, in the order the calls came, so that no call
 // overtakes an earlier one. e.mu is held on entry and on return.
+//
+// A call about to wait first has every waiting task's context watched
+// (watchWaitingLocked), and a call granted room while others still wait
+// has its own task's watched, so that the room a task whose context ends
+// makes reaches the waiting calls at once.
 func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) error {
-	if !e.openLocked() {
-		return ErrClosed
-	}
-	if e.fitsLocked(l) && !e.behindLocked(l) {
-		t.lane = l
-		e.acceptLocked(t)
-		return nil
-	}
-	if !block || e.caller(ctx) != nil {
-		return ErrFull
+	for looked := false; ; looked = true {
+		if !e.openLocked() {
+			return ErrClosed
+		}
+		if !e.fitsLocked(l) {
+			e.sweepLocked() // tasks whose context ended make room
+		}
+		if e.fitsLocked(l) && !e.behindLocked(l) {
+			t.lane = l
+			e.acceptLocked(t)
+			return nil
+		}
+		if !block || e.caller(ctx) != nil {
+			return ErrFull
+		}
+		if looked || !e.watchWaitingLocked() {
+			break
+		}
+		// It released the lock: look again.
 	}
 	r := &room{ch: make(chan struct{}, 1), t: t, lane: l}
 	e.rooms = append(e.rooms, r)
@@ -168,21 +190,25 @@ func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) 
 	}
 	e.stamped = false // stale once the wait is over
 	e.mu.Unlock()
+	d := ctx.Done()
 	var err error
 	select {
 	case <-r.ch:
-	case <-ctx.Done():
+	case <-d:
 		err = ctx.Err()
 	}
 	e.mu.Lock()
 	if r.granted {
-		// Accepted. If ctx ended meanwhile, the task ends canceled now
-		// rather than when the watch on ctx catches up.
-		if err != nil && (t.at == atQueued || t.at == atLane) {
+		switch {
+		case t.at != atQueued && t.at != atLane:
+		case err != nil:
+			// Accepted as ctx ended: the task ends canceled now.
 			t.why.Store(doneParent)
 			e.endLocked(t, TaskCanceled, err)
 			e.spawnLocked()
 			e.maybeStopLocked()
+		case len(e.rooms) > 0:
+			e.watchLocked(t, d)
 		}
 		return nil
 	}
@@ -194,6 +220,48 @@ func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) 
 		err = ErrClosed // woken by Close or Drain
 	}
 	return err
+}
+
+// watchWaitingLocked has the context of every waiting task that can end,
+// and is not watched yet, watched, for a Submit call about to wait for
+// room. It releases e.mu to read the contexts' Done channels (one may be a
+// task's of this very queue) and to arm the watches, and reports whether
+// it did; it costs nothing when no waiting task's context can end.
+func (e *engine) watchWaitingLocked() bool {
+	if e.unseen == 0 {
+		return false
+	}
+	var ts []*Task
+	add := func(t *Task) {
+		if t.unseen && t.w == nil {
+			ts = append(ts, t)
+		}
+	}
+	e.pending.each(add)
+	if e.keys != nil {
+		e.keys.eachBacklogLocked(add)
+	}
+	if len(ts) == 0 {
+		return false
+	}
+	e.mu.Unlock()
+	ds := make([]<-chan struct{}, len(ts))
+	for i, t := range ts {
+		ds[i] = t.parent.Done()
+	}
+	e.mu.Lock()
+	for i, t := range ts {
+		switch {
+		case t.at != atQueued && t.at != atLane:
+		case ds[i] == nil:
+			e.seenLocked(t) // its context never ends: nothing to look at
+		default:
+			e.watchLocked(t, ds[i])
+		}
+	}
+	e.unlock() // arms the watches
+	e.mu.Lock()
+	return true
 }
 
 // openLocked reports whether the engine takes new tasks: a shard only
@@ -271,7 +339,7 @@ func (e *engine) acceptLocked(t *Task) {
 		e.queued++
 		t.at = atLane
 		t.lane.push(t)
-		e.watchLocked(t)
+		e.seeLaterLocked(t)
 		e.waitingLocked(t)
 		return
 	}
@@ -281,9 +349,62 @@ func (e *engine) acceptLocked(t *Task) {
 	e.readyLocked(t)
 	e.spawnLocked()
 	if t.at == atQueued {
-		// Left waiting: only now is its submitter's context worth a watch.
-		e.watchLocked(t)
+		e.seeLaterLocked(t)
 		e.waitingLocked(t)
+	}
+}
+
+// seeLaterLocked counts t, left waiting, among the tasks sweepLocked looks
+// at, unless its submitter's context never ends.
+func (e *engine) seeLaterLocked(t *Task) {
+	if !endless(t.parent) {
+		t.unseen = true
+		e.unseen++
+	}
+}
+
+// seenLocked takes t, which begins or ends, out of that count.
+func (e *engine) seenLocked(t *Task) {
+	if t.unseen {
+		t.unseen = false
+		e.unseen--
+	}
+}
+
+// sweepLocked cancels the waiting tasks whose submitter's context has
+// ended, in queue order (then a KeyedQueue's lane backlogs, oldest first):
+// the engine does not watch a waiting task's context, it looks at it here
+// (for Stats, and for a submit that finds the queue full), when the task's
+// turn comes, and when its handle is read. It costs one Err call per
+// waiting task whose context can end, and nothing while there is none.
+func (e *engine) sweepLocked() {
+	if e.unseen == 0 {
+		return
+	}
+	var ended []*Task
+	e.pending.each(func(t *Task) {
+		if t.unseen && t.parent.Err() != nil {
+			ended = append(ended, t)
+		}
+	})
+	if e.keys != nil {
+		n := len(ended)
+		e.keys.eachBacklogLocked(func(t *Task) {
+			if t.unseen && t.parent.Err() != nil {
+				ended = append(ended, t)
+			}
+		})
+		slices.SortFunc(ended[n:], func(a, b *Task) int { return cmp.Compare(a.id, b.id) })
+	}
+	for _, t := range ended {
+		if t.at == atQueued || t.at == atLane {
+			t.why.Store(doneParent)
+			e.endLocked(t, TaskCanceled, t.parent.Err())
+		}
+	}
+	if len(ended) > 0 {
+		e.spawnLocked()
+		e.maybeStopLocked()
 	}
 }
 
@@ -302,8 +423,8 @@ func (e *engine) numberLocked(t *Task) {
 }
 
 // readyLocked puts t, accepted, in the pending queue. A task from a
-// lane's backlog is watched already; acceptLocked watches a new one if it
-// stays there.
+// lane's backlog is counted for sweepLocked already; acceptLocked counts a
+// new one if it stays there.
 func (e *engine) readyLocked(t *Task) {
 	if t.at != atLane {
 		e.queued++
@@ -392,10 +513,11 @@ func (e *engine) takeLocked(slot int) *Task {
 // beginLocked moves the taken task t to running, unless it was canceled
 // as it was taken.
 func (e *engine) beginLocked(t *Task) bool {
-	if t.why.Load() != notDone || e.state == engClosing || e.pool != nil && e.pool.closing.Load() || t.pdone != nil && t.parent.Err() != nil {
+	if t.why.Load() != notDone || e.state == engClosing || e.pool != nil && e.pool.closing.Load() || t.parent.Err() != nil {
 		return false
 	}
 	e.untakeLocked(t)
+	e.seenLocked(t)
 	if t.w != nil && (t.x == nil || !t.x.listened) {
 		// Running, its context is checked by Err itself; the watch was for
 		// the wait.
@@ -714,6 +836,7 @@ func (e *engine) endLocked(t *Task, state TaskState, err error) {
 	t.err = err
 	t.state.Store(uint32(state))
 	t.rtEnd(state)
+	e.seenLocked(t)
 	e.cancelCtxLocked(t, doneCanceled)
 	if t.w != nil {
 		e.unwatchLocked(t)
@@ -828,10 +951,10 @@ func (e *engine) do(ctx context.Context, t *Task) error {
 		}
 	}
 	select {
-	case <-t.Done():
+	case <-t.ended():
 	case <-ctx.Done():
 		e.cancel(t, doneParent)
-		<-t.Done()
+		<-t.ended()
 	}
 	return t.Err()
 }
@@ -888,7 +1011,7 @@ func (e *engine) caller(ctx context.Context) *Task {
 	} else if v, ok := ctx.Value(taskKey{}).(*Task); ok {
 		t = v
 	}
-	if t != nil && t.e == e && t.State() == TaskRunning {
+	if t != nil && t.e == e && t.loadState() == TaskRunning {
 		return t
 	}
 	return nil
@@ -1090,7 +1213,16 @@ func (e *engine) stats() QueueStats { return statsEngines(e) }
 // statsEngines returns the counters of the engines (a sharded
 // KeyedQueue's) as one snapshot: it holds every engine's lock at once,
 // taken in order.
+//
+// Each engine first cancels its waiting tasks whose submitter's context
+// has ended (sweepLocked), under its own lock alone, so that Pending and
+// Canceled count them as canceled.
 func statsEngines(es ...*engine) QueueStats {
+	for _, e := range es {
+		e.mu.Lock()
+		e.sweepLocked()
+		e.unlock()
+	}
 	for _, e := range es {
 		e.mu.Lock()
 	}
@@ -1293,11 +1425,13 @@ const (
 // maxSpareWatches is how many stopped watches an engine keeps for reuse.
 const maxSpareWatches = 16
 
-func (e *engine) watchLocked(t *Task) {
-	if t.w != nil || t.pdone == nil && t.at != atRunning && t.at != atTaken {
+// watchLocked lists t in the watch of d, its submitter's context's Done
+// channel, read by the caller before it took the lock (the context may be
+// a task's of this very queue).
+func (e *engine) watchLocked(t *Task, d <-chan struct{}) {
+	if t.w != nil || d == nil && t.at != atRunning && t.at != atTaken {
 		return // listed already, or pending on a context that never ends
 	}
-	d := t.pdone
 	w := e.watches[d]
 	if w == nil {
 		if d == nil {
@@ -1333,9 +1467,10 @@ func (e *engine) newWatch() *watch {
 	return w
 }
 
-// listenLocked lists t, running, for its context's Done or AfterFunc.
-func (e *engine) listenLocked(t *Task) {
-	e.watchLocked(t)
+// listenLocked lists t for its context's Done or AfterFunc, in the watch
+// of d, its submitter's context's Done channel.
+func (e *engine) listenLocked(t *Task, d <-chan struct{}) {
+	e.watchLocked(t, d)
 	if e.closed.Load() && t.at != atEnded {
 		e.cancelCtxLocked(t, doneCanceled)
 	}

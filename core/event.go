@@ -8,7 +8,9 @@ type EventKind uint8
 // The kinds of events a primitive reports. A task's life is Enqueued, then
 // Waiting when it cannot start at once, then Started, then exactly one of
 // Finished, Failed, Canceled or Panicked. A task canceled before it started
-// goes straight from Enqueued or Waiting to Canceled.
+// goes straight from Enqueued or Waiting to Canceled; one whose submitter's
+// context ended while it waited is reported Canceled when the queue sees
+// that (see [WorkQueue]).
 const (
 	Enqueued    EventKind = iota + 1 // accepted by the primitive
 	Waiting                          // queued behind the limit

@@ -47,8 +47,11 @@ import (
 //
 // A task's context is canceled when its submitter's context ends, when the
 // task is canceled, or when the queue is closed, and after its function
-// returns. A task canceled before it starts never runs. Panics follow the
-// package's panic policy.
+// returns. A task canceled before it starts never runs. As in a
+// [WorkQueue], the submitter's context of a waiting task is looked at, not
+// watched: the task ends canceled when its turn comes, or earlier when its
+// handle, Stats, or a submit that finds its lane or the queue full looks
+// at it. Panics follow the package's panic policy.
 //
 // A task must not wait for a later task of its own key, which could only
 // start after it. With [WithParallelism], tasks that wait for other tasks
@@ -222,10 +225,10 @@ func (k *KeyedQueue[K]) Do(ctx context.Context, key K, fn func(context.Context) 
 		return err
 	}
 	select {
-	case <-t.Done():
+	case <-t.ended():
 	case <-ctx.Done():
 		t.e.cancel(t, doneParent)
-		<-t.Done()
+		<-t.ended()
 	}
 	return t.Err()
 }
@@ -239,9 +242,11 @@ func (k *KeyedQueue[K]) Do(ctx context.Context, key K, fn func(context.Context) 
 // waits, in order with the other waiting Submit calls, until there is room
 // or ctx ends. When ctx ends first, Submit returns ctx.Err() and the queue
 // is unchanged. If ctx ends after Submit returned and before fn started,
-// the task ends canceled with ctx.Err() at once, and fn never runs. Submit
-// returns [ErrClosed] if the queue is closed or draining, including while
-// waiting for room. It panics if fn is nil.
+// fn never runs and the task ends canceled with ctx.Err(), when the queue
+// sees it (see [KeyedQueue]; at once for a caller of [Task.Done],
+// [Task.Wait] or [Task.State]). Submit returns [ErrClosed] if the queue is
+// closed or draining, including while waiting for room. It panics if fn is
+// nil.
 func (k *KeyedQueue[K]) Submit(ctx context.Context, key K, fn func(context.Context) error, opts ...TaskOption) (*Task, error) {
 	return k.submit(ctx, key, fn, opts, true, "KeyedQueue.Submit")
 }
@@ -350,7 +355,8 @@ func (k *KeyedQueue[K]) Drain(ctx context.Context) error {
 
 // Stats returns a snapshot of the queue's counters, with Lanes, the live
 // key lanes. OldestPending walks the lanes, so Stats costs O(lanes). It
-// does not block on running tasks.
+// first cancels the waiting tasks whose submitter's context has ended, as
+// [WorkQueue.Stats] does. It does not block on running tasks.
 func (k *KeyedQueue[K]) Stats() QueueStats { return statsEngines(k.engines...) }
 
 // laneMap is what the engine asks of a KeyedQueue, with e.mu held.
@@ -359,6 +365,7 @@ type laneMap interface {
 	dropBacklogsLocked()
 	evictAllLocked()
 	statsLocked(st *QueueStats, now time.Duration)
+	eachBacklogLocked(f func(*Task))
 	keyString(l *lane) string
 }
 
@@ -386,6 +393,18 @@ func (k *keyShard[K]) dropBacklogsLocked() {
 	for _, l := range k.lanes {
 		for t := l.pop(); t != nil; t = l.pop() {
 			k.e.endLocked(t, TaskCanceled, context.Canceled)
+		}
+	}
+}
+
+// eachBacklogLocked calls f for every task waiting in a lane's backlog,
+// lane by lane in no set order. f must not change the lanes.
+func (k *keyShard[K]) eachBacklogLocked(f func(*Task)) {
+	for _, l := range k.lanes {
+		for t := l.head; t != nil; t = t.next {
+			if t.at == atLane {
+				f(t)
+			}
 		}
 	}
 }

@@ -10,8 +10,7 @@ import "context"
 // Everything [WorkQueue] says holds for Processor: capacity, a shared
 // [WithSemaphore], cancellation, panics, nested calls, observing, Close and
 // Drain. A call costs one allocation, its [Future], which holds the task,
-// the input and the result; as for a WorkQueue task, a call that waits with
-// a context of its own also has that context watched. Its methods are safe
+// the input and the result, whatever its context. Its methods are safe
 // for concurrent use.
 type Processor[In, Out any] struct {
 	e  *engine
@@ -46,7 +45,7 @@ func (j *procJob[In, Out]) run(t *Task) error {
 func (p *Processor[In, Out]) newJob(ctx context.Context, in In, opts []TaskOption, what string) *procJob[In, Out] {
 	checkCtx(ctx, what)
 	j := &procJob[In, Out]{in: in, p: p}
-	j.f.futureTask = Task{e: p.e, job: j, parent: ctx, pdone: ctx.Done()}
+	j.f.futureTask = Task{e: p.e, job: j, parent: ctx}
 	j.f.futureTask.taskConfig.apply(opts)
 	return j
 }
@@ -111,5 +110,6 @@ func (p *Processor[In, Out]) Drain(ctx context.Context) error {
 	return p.e.drain(ctx, "Processor.Drain")
 }
 
-// Stats returns a snapshot of the processor's counters.
+// Stats returns a snapshot of the processor's counters, as
+// [WorkQueue.Stats] does.
 func (p *Processor[In, Out]) Stats() QueueStats { return p.e.stats() }

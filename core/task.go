@@ -73,7 +73,6 @@ type Task struct {
 	id     uint64
 	job    job
 	parent context.Context // the submitter's context
-	pdone  <-chan struct{} // parent.Done(), read once outside every lock
 	slot   int             // the Lane of its events
 	lane   *lane           // KeyedQueue only
 
@@ -84,6 +83,7 @@ type Task struct {
 	at     uint8
 	token  bool          // holds a token of the engine's Semaphore
 	waited bool          // reported Waiting
+	unseen bool          // waits with a parent that can end, counted in e.unseen
 	pos    uint32        // its place in its level's ring, while atQueued
 	err    error         // the outcome, once terminal
 	x      *taskExt      // made on first need
@@ -106,11 +106,19 @@ type taskExt struct {
 }
 
 // newTask makes a task of e, its options applied, with ctx as its
-// submitter's context. ctx.Done is read here, outside every lock.
+// submitter's context. It does not ask ctx for its Done channel: that
+// would allocate one for a request's fresh context, and a waiting task's
+// context is looked at, not watched (see engine).
 func newTask(e *engine, ctx context.Context, j job, opts []TaskOption) *Task {
-	t := &Task{e: e, job: j, parent: ctx, pdone: ctx.Done()}
+	t := &Task{e: e, job: j, parent: ctx}
 	t.taskConfig.apply(opts)
 	return t
+}
+
+// endless reports whether ctx is one that never ends (Background or TODO),
+// whose task the engine need not look at for cancellation.
+func endless(ctx context.Context) bool {
+	return ctx == context.Background() || ctx == context.TODO()
 }
 
 // ext returns t's taskExt, made on first need. The caller holds mu; the
@@ -139,14 +147,57 @@ func (t *Task) Name() string { return t.name }
 // Priority returns the priority given with [WithPriority].
 func (t *Task) Priority() Priority { return t.priority }
 
-// State returns the task's current state. It does not block.
-func (t *Task) State() TaskState { return TaskState(t.state.Load()) }
+// State returns the task's current state. It does not block. A pending
+// task whose submitter's context has ended is canceled here, if the queue
+// had not found it yet, and reported canceled.
+func (t *Task) State() TaskState {
+	s := t.loadState()
+	if s == TaskPending && t.parent.Err() != nil {
+		t.e.cancel(t, doneParent)
+		s = t.loadState()
+	}
+	return s
+}
+
+// loadState is the task's state as the engine last set it.
+func (t *Task) loadState() TaskState { return TaskState(t.state.Load()) }
 
 // Done returns a channel that is closed when the task reaches a terminal
-// state. It does not block.
+// state. It does not block. For a pending task, the first call has the
+// queue watch the submitter's context (one context.AfterFunc per
+// distinct context), so that the channel closes as soon as it ends.
 func (t *Task) Done() <-chan struct{} {
+	var d <-chan struct{}
+	if t.loadState() == TaskPending {
+		d = t.parent.Done() // outside the lock: the parent may be a task's
+	}
+	e := t.e
+	e.mu.Lock()
+	ch := t.endedLocked()
+	if d != nil && (t.at == atQueued || t.at == atLane) {
+		select {
+		case <-d:
+			t.why.Store(doneParent)
+			e.endLocked(t, TaskCanceled, t.parent.Err())
+			e.spawnLocked()
+			e.maybeStopLocked()
+		default:
+			e.watchLocked(t, d)
+		}
+	}
+	e.unlock()
+	return ch
+}
+
+// ended returns the channel closed when t is terminal, without watching
+// its submitter's context: for Do, whose caller watches it.
+func (t *Task) ended() <-chan struct{} {
 	t.e.mu.Lock()
 	defer t.e.mu.Unlock()
+	return t.endedLocked()
+}
+
+func (t *Task) endedLocked() <-chan struct{} {
 	x := t.ext()
 	if x.ended == nil {
 		x.ended = make(chan struct{})
@@ -159,7 +210,8 @@ func (t *Task) Done() <-chan struct{} {
 
 // Err returns nil until the task is terminal, then its outcome: nil, the
 // function's error, a [*PanicError], or the context error that canceled it.
-// It does not block.
+// It does not block. Like State, it cancels a pending task whose
+// submitter's context has ended.
 func (t *Task) Err() error {
 	if !t.State().Terminal() {
 		return nil

@@ -12,9 +12,9 @@ import (
 //
 // It costs nothing until used: Err reads two atomics and the parent's Err;
 // the Done channel is made on first call; and the submitter's context is
-// watched (see watch) only while the task waits in a queue or while
-// someone listens through Done or AfterFunc. context.WithCancel and
-// friends use AfterFunc rather than a goroutine.
+// watched (see watch) only while someone listens through Done or
+// AfterFunc. context.WithCancel and friends use AfterFunc rather than a
+// goroutine.
 type taskCtx Task
 
 // taskKey is the Value key under which a task's context, and every context
@@ -91,6 +91,7 @@ func (t *Task) ctxErrLocked() error {
 func (c *taskCtx) Done() <-chan struct{} {
 	t := (*Task)(c)
 	e := t.e
+	pd := t.parent.Done() // outside the lock: the parent may be a task's
 	e.mu.Lock()
 	x := t.ext()
 	e.ctxMu.Lock()
@@ -109,7 +110,7 @@ func (c *taskCtx) Done() <-chan struct{} {
 		if e.closed.Load() || t.parent.Err() != nil {
 			e.cancelCtxLocked(t, t.doneReason())
 		} else {
-			e.listenLocked(t)
+			e.listenLocked(t, pd)
 		}
 	}
 	e.unlock()
@@ -133,6 +134,7 @@ func (t *Task) doneReason() uint32 {
 func (c *taskCtx) AfterFunc(f func()) func() bool {
 	t := (*Task)(c)
 	e := t.e
+	pd := t.parent.Done() // outside the lock: the parent may be a task's
 	e.mu.Lock()
 	x := t.ext()
 	e.ctxMu.Lock()
@@ -147,7 +149,7 @@ func (c *taskCtx) AfterFunc(f func()) func() bool {
 	x.listened = true
 	x.afters = append(x.afters, afterFunc{id, f})
 	e.ctxMu.Unlock()
-	e.listenLocked(t)
+	e.listenLocked(t, pd)
 	e.unlock()
 	return func() bool {
 		e.ctxMu.Lock()

@@ -18,22 +18,29 @@ import (
 // A task's context is done when its submitter's context is done, when the
 // task is canceled ([Task.Cancel]), when the queue is closed, or when its
 // function returns. A task canceled before it starts never runs and ends
-// with its submitter's context error, or [context.Canceled]. Panics and
-// runtime.Goexit follow the package's panic policy.
+// with its submitter's context error, or [context.Canceled]. The queue
+// does not watch the submitter's context of a task that waits: it looks at
+// it when the task's turn comes, when the task's handle is read
+// ([Task.State], [Task.Err]), when [WorkQueue.Stats] is read, and when a
+// submit finds the queue full; the task ends canceled (reported Canceled
+// to an observer) at the first of these. A [Task.Done] or [Task.Wait]
+// caller, and a blocked Do, are woken as soon as that context ends. Panics
+// and runtime.Goexit follow the package's panic policy.
 //
 // Worker goroutines exist only while there is work (on four or more cores
 // an idle worker spins for a few microseconds before it exits): an idle
 // queue holds none, and none outlive [WorkQueue.Close] or
 // [WorkQueue.Drain]. A task costs one allocation (the [Task], which is also
-// its context) and two acquisitions of the queue's lock. A task that has
-// to wait in the queue with a submitter context that can end also needs
-// that context watched: one context.AfterFunc for all the tasks waiting on
-// the same context. For a context of the task's own (a request's) that is
-// five or six more allocations: the context's Done channel, if nobody
-// asked for it before, and context.AfterFunc's four (its context, its stop
-// function, and the map of children it adds to the parent); the watch
-// itself is reused from one that stopped, or costs two more when every
-// earlier one is still waiting. A task that starts at once needs no watch.
+// its context) and two acquisitions of the queue's lock, whatever its
+// context: a context of the task's own (a request's) costs the queue
+// nothing more. Waiting on a pending task's handle ([Task.Done],
+// [Task.Wait]) has its submitter's context watched: one context.AfterFunc
+// for all the watched tasks of one context, whose four allocations (its
+// context, its stop function, the children map it adds to the parent, and
+// the parent's Done channel if nobody asked for it before) a context of
+// the task's own pays for itself. Stats, and a submit that finds the queue
+// full, call Err on the context of every waiting task whose context can
+// end (not Background or TODO).
 //
 // Calls made from inside one of the queue's own tasks, with the task's
 // context (or one derived from it), never wait for a slot that their caller
@@ -168,5 +175,7 @@ func (q *WorkQueue) Drain(ctx context.Context) error { return q.e.drain(ctx, "Wo
 
 // Stats returns a snapshot of the queue's counters, in which Submitted is
 // the sum of Pending, Running and the counts of ended tasks. It does not
-// block on running tasks.
+// block on running tasks. It first cancels the waiting tasks whose
+// submitter's context has ended, so that they count as canceled; that
+// costs an Err call per waiting task whose context can end.
 func (q *WorkQueue) Stats() QueueStats { return q.e.stats() }

@@ -12,7 +12,7 @@ import (
 // -mutexprofile on BenchmarkScale at 2 cores) show them.
 const (
 	missQueue = "per task, a 180-byte Task (the task, its context and its handle) to allocate and collect (allocation and the GC's marking were ~15% of the profile's CPU), a clock read for Stats' pending age (~4%), and two acquisitions of the queue's one lock, where pond's `Go` puts a bare function in a buffered channel; on 2 cores the submitter and the workers also share the cores."
-	missOwn   = "a task that waits with a context of its own has that context watched with context.AfterFunc, whose own allocations are four (its context, its stop function, and the children map and its group that it adds to the task's context), plus the context's Done channel made on first use: 6 of the queue's with the Task (TestWorkQueueWaitAllocations), 8 when every earlier watch still waits, as when a submitter outruns the workers."
+	missOwn   = "the queue adds nothing for a task's own context (one allocation, the Task, whatever the context: TestWorkQueueWaitAllocations), but the caller's context.WithCancel and its cancel, made and called once per task, take the shared parent context's lock to add and remove the child: in a 2-core CPU profile of sluice-go-owncancel they were 20% of the CPU (context.WithCancel 10%, its cancel 10%) against 9.5% for WorkQueue.Go, and the channel-owncancel row shows the same contexts slowing a channel pool."
 	missObs   = "each task has four events, stamped with two clock reads made before the lock (see the clock row: a read costs far more in this sandbox than on most Linux hosts), appended under the queue's lock and delivered by one goroutine at a time so that the observer sees them in order."
 	missKeyed = "each event is a Task to allocate and collect (the GC's marking was ~20% of a 2-core profile's CPU), a lane map lookup (~7%) under its shard's lock (a shard per core), and a clock read for its pending age; a lane that goes idle reads the clock again for its eviction. The baseline hashes keys onto fixed goroutines, with no cancellation, eviction or fair turns."
 	missSem   = "with many waiters each grant pops a binary heap of waiters (ten levels at 1,024) where x/sync's list pops in O(1): a 2-core CPU profile at limit 4 and 1,024 goroutines gave container/heap's pop 11% of the CPU, before the heap was typed; rounds of one run spread by up to 22% at 1,024 goroutines."
@@ -58,6 +58,10 @@ func scaleTargets(p int) []target {
 			target{
 				what:  fmt.Sprintf("WorkQueue ~1 µs tasks, %d submitter(s): a task with its own `context.WithCancel` against a shared ctx (wall time)", subs),
 				bench: w + "sluice-go-owncancel", peers: []string{w + "sluice-go-cancel"}, unit: "ns/op", max: 1.1, miss: missOwn,
+			},
+			target{
+				what:  fmt.Sprintf("WorkQueue ~1 µs tasks, %d submitter(s): a task with its own `context.WithCancel` against a channel + %d workers whose tasks have the same contexts", subs, p),
+				bench: w + "sluice-go-owncancel", peers: []string{w + "channel-owncancel"}, unit: "ns/op", info: true,
 			},
 			target{
 				what:  fmt.Sprintf("WorkQueue ~1 µs tasks, %d submitter(s): allocations of a task with its own `context.WithCancel` (3 of them the caller's: the context, its cancel function, the task's closure)", subs),
