@@ -29,10 +29,11 @@ import (
 // task's turn comes (a task whose context ended never runs), when its
 // handle is read (State, Err), when Stats is read, and when a submit finds
 // the queue full (sweepLocked). So a request's own context costs a queue
-// nothing until then. A task whose Done channel someone waits on (Task.Done
-// and Wait, or its function's context's Done or AfterFunc) is listed in the
-// watch of its submitter's context (one context.AfterFunc per distinct
-// context), which cancels the whole list when that context ends.
+// nothing until then. A task that someone waits for (Task.Done and Wait,
+// a Submit call waiting for room, or its function's context's Done or
+// AfterFunc) is listed in the watch of its submitter's context (one
+// context.AfterFunc per distinct context), which cancels the whole list
+// when that context ends.
 //
 // Events are appended under the lock, in the order the state changed, and
 // delivered outside it by whichever goroutine finds them there and nobody
@@ -434,8 +435,8 @@ func (e *engine) readyLocked(t *Task) {
 }
 
 // spawnLocked starts a worker for each pending task a free slot allows.
-// A task it takes may end there, canceled (its context ended before its
-// watch fired, which then finds it gone), so a caller that may run while
+// A task it takes may end there, canceled (its context ended while it
+// waited), so a caller that may run while
 // the engine drains calls maybeStopLocked after it: nothing else would
 // stop the engine.
 func (e *engine) spawnLocked() {
@@ -1393,10 +1394,11 @@ func (e *engine) deliver() {
 }
 
 // watch lists the tasks whose submitter's context has one Done channel,
-// and cancels them when it ends. A task is listed while it waits in the
-// queue (if its context can end), and while it runs if someone asked for
-// its Done channel or gave it an AfterFunc; the watch of a nil channel
-// lists only the latter, for Close.
+// and cancels them when it ends. A waiting task is listed only while
+// someone waits for it: a caller of its handle's Done (or Wait), or a
+// Submit call waiting for room (see enterLocked); a running or taken one
+// while someone asked for its context's Done channel or gave it an
+// AfterFunc. The watch of a nil channel lists only the latter, for Close.
 //
 // A watch of a channel that can close is armed with context.AfterFunc
 // outside the lock (arm: the context may be a task's of this very queue)
