@@ -92,12 +92,12 @@ type engine struct {
 	stamped       bool
 	lastEv        time.Duration // the time of the latest event
 	emitting      bool
-	appended      uint64     // events appended so far
-	delivered     uint64     // events delivered so far
-	evWaiters     []evWaiter // goroutines waiting until the events up to seq are delivered
-	post          []postOp   // to run once e.mu is released: see unlock
-	spawns        []*Task    // tasks taken for new workers, which unlock starts
-	stopReady     bool       // stopped: close stopped once the events are out
+	appended      uint64        // events appended so far
+	delivered     atomic.Uint64 // events delivered so far; written under mu
+	evWaiters     []evWaiter    // goroutines waiting until the events up to seq are delivered
+	post          []postOp      // to run once e.mu is released: see unlock
+	spawns        []*Task       // tasks taken for new workers, which unlock starts
+	stopReady     bool          // stopped: close stopped once the events are out
 	stopped       chan struct{}
 }
 
@@ -1331,10 +1331,9 @@ func (e *engine) unlock() {
 		// Another goroutine delivers: wait until it has delivered these
 		// events too, so that no caller goes on (into a task's function,
 		// say) before the observer has seen what it did.
-		w := evWaiter{e.appended, make(chan struct{})}
-		e.evWaiters = append(e.evWaiters, w)
+		seq := e.appended
 		e.mu.Unlock()
-		<-w.ch
+		e.awaitDelivery(seq)
 	}
 	for _, op := range post {
 		switch {
@@ -1350,6 +1349,30 @@ func (e *engine) unlock() {
 		go e.work(t)
 	}
 }
+
+// awaitDelivery returns once the events up to seq are delivered by the
+// goroutine delivering them: it yields a few times first, since an
+// observer is quick, then waits on a channel of its own.
+func (e *engine) awaitDelivery(seq uint64) {
+	for range deliverySpins {
+		if e.delivered.Load() >= seq {
+			return
+		}
+		runtime.Gosched()
+	}
+	e.mu.Lock()
+	if e.delivered.Load() >= seq {
+		e.mu.Unlock()
+		return
+	}
+	w := evWaiter{seq, make(chan struct{})}
+	e.evWaiters = append(e.evWaiters, w)
+	e.mu.Unlock()
+	<-w.ch
+}
+
+// deliverySpins is how many times awaitDelivery yields before it waits.
+const deliverySpins = 4
 
 // maxSpareEvents bounds the event buffer kept between batches, so that an
 // observed queue does not keep the memory of its largest batch.
@@ -1367,7 +1390,7 @@ func (e *engine) deliver() {
 			e.cfg.observer(evs[i])
 		}
 		e.mu.Lock()
-		e.delivered += uint64(len(evs))
+		e.delivered.Add(uint64(len(evs)))
 		clear(evs)
 		if cap(evs) <= maxSpareEvents {
 			e.spare = evs[:0]
@@ -1376,7 +1399,7 @@ func (e *engine) deliver() {
 		}
 		ws := e.evWaiters[:0]
 		for _, w := range e.evWaiters {
-			if w.seq <= e.delivered {
+			if w.seq <= e.delivered.Load() {
 				close(w.ch)
 			} else {
 				ws = append(ws, w)
