@@ -32,9 +32,9 @@ type replayOutcome struct {
 }
 
 // readEvents is the event log as the page lists it, oldest first.
-const readEvents = `(() => {
-	const items = [...document.querySelectorAll('#log li')].filter(li => !li.classList.contains('muted'));
-	return items.map(li => [...li.children].map(c => c.textContent.trim()).join(" | ")).reverse();
+const readEvents = `(async () => {
+	` + readLogFn + `
+	return await readLog();
 })()`
 
 // byInstant sorts the events of each instant among themselves: the page
@@ -70,7 +70,7 @@ func (b *browser) outcome(t *testing.T) replayOutcome {
 	t.Helper()
 	var o replayOutcome
 	o.Stats = b.stats(t)
-	b.run(t, "reading the event log", chromedp.Evaluate(readEvents, &o.Events))
+	b.run(t, "reading the event log", chromedp.Evaluate(readEvents, &o.Events, awaitPromise))
 	if len(o.Events) == 0 {
 		t.Fatalf("the event log is empty")
 	}

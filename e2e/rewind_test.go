@@ -37,14 +37,14 @@ type moment struct {
 	Events []string          `json:"events"`
 }
 
-const readMoment = `(() => {
+const readMoment = `(async () => {
+	` + readLogFn + `
 	const s = Object.assign({}, document.querySelector('#stats').dataset);
 	delete s.goroutines;
 	const tl = document.querySelector('#timeline').dataset;
-	const items = [...document.querySelectorAll('#log li')].filter(li => !li.classList.contains('muted'));
 	return {nowMs: Number(s.nowMs), stats: s, lanes: tl.lanes, tasks: tl.tasks,
 		total: Number(document.querySelector('#log-count').textContent.replace(/,/g, "")),
-		events: items.map(li => [...li.children].map(c => c.textContent.trim()).join(" | ")).reverse()};
+		events: await readLog()};
 })()`
 
 // atRest is true once the page is paused, no seek is in flight, and the
@@ -64,8 +64,8 @@ func (b *browser) settled(t *testing.T, what string) moment {
 	var m, again moment
 	b.run(t, what, chromedp.Poll(atRest, &ok, chromedp.WithPollingTimeout(waitLong)), chromedp.Click("#zoom-fit", chromedp.ByQuery))
 	for range 50 {
-		b.run(t, what, chromedp.Poll(atRest, &ok, chromedp.WithPollingTimeout(waitLong)), chromedp.Evaluate(readMoment, &m))
-		b.run(t, what, chromedp.Sleep(300e6), chromedp.Poll(atRest, &ok, chromedp.WithPollingTimeout(waitLong)), chromedp.Evaluate(readMoment, &again))
+		b.run(t, what, chromedp.Poll(atRest, &ok, chromedp.WithPollingTimeout(waitLong)), chromedp.Evaluate(readMoment, &m, awaitPromise))
+		b.run(t, what, chromedp.Sleep(300e6), chromedp.Poll(atRest, &ok, chromedp.WithPollingTimeout(waitLong)), chromedp.Evaluate(readMoment, &again, awaitPromise))
 		if reflect.DeepEqual(m, again) {
 			return m
 		}
@@ -188,7 +188,7 @@ func (b *browser) finishedMoment(t *testing.T) moment {
 	var ok bool
 	b.run(t, "reading the finished run",
 		chromedp.Poll(fmt.Sprintf(`Number(document.querySelector('#timeline').dataset.framesHandled) > %d`, n+20), &ok, chromedp.WithPollingTimeout(waitLong)),
-		chromedp.Evaluate(readMoment, &m))
+		chromedp.Evaluate(readMoment, &m, awaitPromise))
 	return m
 }
 
@@ -201,7 +201,7 @@ func (b *browser) playedRun(t *testing.T) moment {
 	)
 	b.finishedWith(t, "waiting for the run to finish", totalTasks(rewindScenario))
 	var m moment
-	b.run(t, "reading the finished run", chromedp.Evaluate(readMoment, &m))
+	b.run(t, "reading the finished run", chromedp.Evaluate(readMoment, &m, awaitPromise))
 	return m
 }
 

@@ -684,27 +684,28 @@ func TestLogs(t *testing.T) {
 	)
 	var log struct {
 		Items      int    `json:"items"`
+		Matches    int    `json:"matches"`
 		Count      string `json:"count"`
 		Scrollable bool   `json:"scrollable"`
 	}
 	const readLog = `(() => { const l = document.querySelector('#log');
-		return {items: l.querySelectorAll('li').length, count: document.querySelector('#log-count').textContent,
+		return {items: l.querySelectorAll('li').length, matches: Number(l.dataset.matches), count: document.querySelector('#log-count').textContent,
 			scrollable: l.scrollHeight > l.clientHeight && getComputedStyle(l).overflowY !== "visible"}; })()`
 	b.run(t, "reading the log", chromedp.Evaluate(readLog, &log))
-	if log.Items <= 14 || !log.Scrollable || !strings.Contains(log.Count, strconv.Itoa(log.Items)) {
-		t.Errorf("event log: %d entries, count %q, scrollable %v; want more than 14, counted, scrolling", log.Items, log.Count, log.Scrollable)
+	if log.Items <= 14 || !log.Scrollable || strings.ReplaceAll(log.Count, ",", "") != strconv.Itoa(log.Matches) {
+		t.Errorf("event log: %d rows of %d events, count %q, scrollable %v; want more than 14, all counted, scrolling", log.Items, log.Matches, log.Count, log.Scrollable)
 	}
-	all := log.Items
+	all := log.Matches
 	b.run(t, "filtering the log",
 		chromedp.SendKeys("#log-filter", "evicted", chromedp.ByQuery),
 		// Typed a key at a time: wait for the whole word to be applied.
-		chromedp.Poll(fmt.Sprintf(`document.querySelectorAll('#log li').length < %d &&
-			[...document.querySelectorAll('#log li')].every(li => /evicted|No event/.test(li.textContent))`, all),
+		chromedp.Poll(fmt.Sprintf(`Number(document.querySelector('#log').dataset.matches) < %d &&
+			[...document.querySelectorAll('#log li:not(.log-spacer)')].every(li => /evicted|No event/.test(li.textContent))`, all),
 			&ok, chromedp.WithPollingTimeout(waitLong)),
 		chromedp.Evaluate(readLog, &log),
 	)
 	var texts []string
-	b.run(t, "reading the filtered log", chromedp.Evaluate(`[...document.querySelectorAll('#log li')].map(li => li.textContent)`, &texts))
+	b.run(t, "reading the filtered log", chromedp.Evaluate(`[...document.querySelectorAll('#log li:not(.log-spacer)')].map(li => li.textContent)`, &texts))
 	for _, tx := range texts {
 		if !strings.Contains(tx, "evicted") && !strings.Contains(tx, "No event") {
 			t.Errorf("the filter 'evicted' shows %q", tx)
@@ -821,10 +822,11 @@ func TestTimelineStays(t *testing.T) {
 	}
 }
 
-// TestLogEarlier runs 120 tasks, some 500 events: the event log shows the
-// latest 200, and "Show 200 earlier" pages back to the run's first event,
-// then goes.
-func TestLogEarlier(t *testing.T) {
+// TestLogScrollsToTheFirstEvent runs 120 tasks, some 500 events: the
+// event log holds only the rows near its view (32), each saying where it is in
+// the whole list, and scrolling it to the end shows the run's first event,
+// from the mouse wheel and from the keyboard.
+func TestLogScrollsToTheFirstEvent(t *testing.T) {
 	t.Parallel()
 	b := newBrowser(t)
 	var ok bool
@@ -837,50 +839,66 @@ func TestLogEarlier(t *testing.T) {
 			&ok, chromedp.WithPollingTimeout(waitLong)),
 	)
 	type logState struct {
-		Rows   int      `json:"rows"`
-		Total  int      `json:"total"`
-		More   bool     `json:"more"`
-		Oldest []string `json:"oldest"`
+		Rows    int      `json:"rows"`
+		Matches int      `json:"matches"`
+		SetSize bool     `json:"setSize"`
+		Last    int      `json:"last"`
+		Oldest  []string `json:"oldest"`
 	}
 	const read = `(() => {
-		const rows = [...document.querySelectorAll('#log li')].filter(li => !li.classList.contains('muted'));
+		const l = document.querySelector('#log');
+		const rows = [...l.querySelectorAll('li:not(.log-spacer)')];
 		const last = rows[rows.length - 1];
-		return {rows: rows.length, total: Number(document.querySelector('#log').dataset.matches),
-			more: !!document.querySelector('#log-more'),
+		return {rows: rows.length, matches: Number(l.dataset.matches),
+			setSize: rows.every(li => li.getAttribute('aria-setsize') === l.dataset.matches),
+			last: last ? Number(last.getAttribute('aria-posinset')) : 0,
 			oldest: last ? [...last.children].map(c => c.textContent.trim()) : []};
 	})()`
 	var st logState
 	b.run(t, "reading the log", chromedp.Evaluate(read, &st))
-	if st.Rows != 200 || st.Total <= 400 || !st.More {
-		t.Fatalf("the log shows %d of %d events, more: %v; want the latest 200 of over 400, and a button for earlier ones", st.Rows, st.Total, st.More)
+	if st.Rows > 32 || st.Matches <= 400 || !st.SetSize || st.Last != st.Rows {
+		t.Fatalf("the log holds %d rows of %d events (set size on each: %v, the last row's place %d); want at most 32 of over 400, each row placed in the whole list",
+			st.Rows, st.Matches, st.SetSize, st.Last)
 	}
-	b.run(t, "scrolling to the log's end", chromedp.Evaluate(`(() => {
-		const l = document.querySelector('#log');
-		l.scrollIntoView({block: "center"});
-		l.scrollTop = l.scrollHeight;
-		return true;
-	})()`, &ok))
-	b.viewShot(t, "log-earlier.png")
-	total := st.Total
-	for want := 400; ; want += 200 {
-		b.run(t, "showing earlier events",
-			chromedp.Click("#log-more", chromedp.ByQuery),
-			chromedp.Poll(fmt.Sprintf(`[...document.querySelectorAll('#log li')].filter(li => !li.classList.contains('muted')).length === %d`, min(want, total)),
-				&ok, chromedp.WithPollingTimeout(waitLong)),
-			chromedp.Evaluate(read, &st),
-		)
-		if want >= total {
-			break
-		}
-		if !st.More {
-			t.Fatalf("%d of %d events shown, and no button for earlier ones", st.Rows, total)
-		}
+	atEnd := fmt.Sprintf(`!!document.querySelector('#log li[aria-posinset="%d"]')`, st.Matches)
+	b.run(t, "scrolling to the log's end with the wheel",
+		chromedp.Evaluate(`document.querySelector('#log').scrollIntoView({block: "center"})`, nil),
+		chromedp.ActionFunc(func(ctx context.Context) error {
+			var box []float64
+			if err := chromedp.Evaluate(`(() => { const r = document.querySelector('#log').getBoundingClientRect();
+				return [r.x + r.width / 2, r.y + r.height / 2]; })()`, &box).Do(ctx); err != nil {
+				return err
+			}
+			for range 100 {
+				var end bool
+				if err := chromedp.Evaluate(atEnd, &end).Do(ctx); err != nil || end {
+					return err
+				}
+				if err := chromedp.MouseEvent(input.MouseWheel, box[0], box[1], func(p *input.DispatchMouseEventParams) *input.DispatchMouseEventParams {
+					return p.WithDeltaY(600)
+				}).Do(ctx); err != nil {
+					return err
+				}
+				if err := chromedp.Sleep(20e6).Do(ctx); err != nil {
+					return err
+				}
+			}
+			return nil
+		}),
+		chromedp.Poll(atEnd, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Evaluate(read, &st),
+	)
+	if st.Rows > 32 || len(st.Oldest) < 3 || st.Oldest[1] != "t1" || st.Oldest[2] != "enqueued" {
+		t.Errorf("at the end the log holds %d rows, the last %q; want at most 32, and t1 enqueued, the run's first event", st.Rows, st.Oldest)
 	}
-	if st.More {
-		t.Errorf("all %d events shown, and still a button for earlier ones", total)
-	}
-	if len(st.Oldest) < 3 || st.Oldest[1] != "t1" || st.Oldest[2] != "enqueued" {
-		t.Errorf("the oldest row shown is %q, want t1 enqueued, the run's first event", st.Oldest)
-	}
+	b.run(t, "showing the log", chromedp.Evaluate(`document.querySelector('#log').scrollIntoView({block: "center"})`, nil))
+	b.viewShot(t, "log-end.png")
+	b.run(t, "back to the top and to the end from the keyboard",
+		chromedp.Evaluate(`document.querySelector('#log').scrollTop = 0`, nil),
+		chromedp.Poll(`!!document.querySelector('#log li[aria-posinset="1"]')`, &ok, chromedp.WithPollingTimeout(waitLong)),
+		chromedp.Focus("#log", chromedp.ByQuery),
+		chromedp.KeyEvent(kb.End),
+		chromedp.Poll(atEnd, &ok, chromedp.WithPollingTimeout(waitLong)),
+	)
 	b.checkClean(t)
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -10,18 +11,16 @@ import (
 	"sluice/wasm/sim"
 )
 
-// LogPanel is the event log's card: the latest events of the run that
-// match the filter, newest first, out of every event the run had (the
-// session keeps them all and filters them), with how many match. It is a
-// child component of Play: go-app renders it again only when one of its
-// fields changes, and its rows were most of what a render of the page
-// cost: a render of a page whose event log is full and unchanged takes
-// 0.9 ms natively, and 3,224 allocations, where it took 2.5 ms and 10,713
-// (BenchmarkPlayRender, with CodeCard a component too).
+// LogPanel is the event log's card: every event of the run that matches
+// the filter, newest first (the session keeps them all and filters them),
+// with how many match. It is a child component of Play: go-app renders it
+// again only when one of its fields changes.
 //
-// The list ends with a button that shows earlier events, a page at a time,
-// back to the run's first: the panel keeps where the list starts then (its
-// own state), until the filter changes or another log is shown.
+// The list is virtual: it holds only the rows around the ones scrolled
+// into view (logWindow of them), and two spacers for the others, so that
+// showing it costs the same for a run of ten events and of a million; a
+// scroll renders the rows it brings into view. Each row says where it is
+// in the whole list (aria-posinset, aria-setsize) for screen readers.
 type LogPanel struct {
 	app.Compo
 
@@ -35,11 +34,13 @@ type LogPanel struct {
 	Live      bool      // the page runs: the filter takes input
 	Source    logSource // where the filter goes, and earlier events come from
 
-	// The match the list starts at, when earlier events are shown, and
-	// the log and filter it counts in.
-	from      int
-	fromLog   uint64
-	fromQuery string
+	first int     // the newest-first index of the first row held
+	rowPx float64 // a row's height in CSS pixels, as measured; 0 before a scroll
+	// The heights of the spacers above and below the rows, as the last
+	// render left them, and as set on the page: set through the CSSOM
+	// after the render (pad), since the page's CSP refuses style
+	// attributes.
+	padding, padded [2]float64
 }
 
 // logSource takes the event log's filter (the session filters the whole
@@ -51,35 +52,50 @@ type logSource interface {
 	logSpan(from, to int) []trace.Entry
 }
 
-// logPage is how many earlier events a press of "Show earlier" adds.
-const logPage = 200
+const (
+	// logWindow is how many rows the list holds: those in view (13 in
+	// its 19rem) and the rest above and below, so that a scroll of a few
+	// rows needs no render. Mounting a row costs about a millisecond of
+	// the page's thread (go-app makes its five elements one by one).
+	logWindow = 32
+	// logRowPx is a row's height before one is measured: the CSS's 1.5rem
+	// at the browser's default 16px.
+	logRowPx = 24
+)
+
+// logRows returns the window of rows that starts at first (newest-first),
+// for matches events of which the latest are entries: the newest-first
+// index of its first row, and its events, oldest first.
+func logRows(first, matches int, entries []trace.Entry, span func(from, to int) []trace.Entry) (int, []trace.Entry) {
+	first = max(min(first, matches-logWindow), 0)
+	last := min(first+logWindow, matches)
+	if last <= len(entries) {
+		// Among the latest, which the panel has.
+		return first, entries[len(entries)-last : len(entries)-first]
+	}
+	if span == nil {
+		return first, nil
+	}
+	return first, span(matches-last, matches-first)
+}
 
 func (l *LogPanel) Render() app.UI {
-	entries := l.Entries
-	if l.expanded() {
-		entries = l.Source.logSpan(l.from, l.Matches)
+	var span func(from, to int) []trace.Entry
+	if l.Source != nil {
+		span = l.Source.logSpan
 	}
-	rows := make([]app.UI, 0, len(entries)+1)
+	first, entries := logRows(l.first, l.Matches, l.Entries, span)
+	rows := make([]app.UI, 0, len(entries)+3)
+	rows = append(rows, app.Li().ID("log-above").Class("log-spacer").Aria("hidden", true))
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := &entries[i]
 		f := entryFields(l.Primitive, l.Origin, e)
-		rows = append(rows, app.Li().Class("log-"+eventVerbClass(e.Kind)).Body(
+		rows = append(rows, app.Li().Class("log-"+eventVerbClass(e.Kind)).
+			Aria("posinset", first+len(entries)-i).Aria("setsize", l.Matches).Body(
 			app.Span().Class("log-time").Text(f[0]),
 			app.Span().Class("log-task").Text(f[1]),
 			app.Span().Class("log-kind").Text(f[2]),
 			app.Span().Class("log-detail").Text(f[3]),
-		))
-	}
-	if more := l.Matches - len(entries); more > 0 && l.Source != nil {
-		match := ""
-		if l.Query != "" {
-			match = " that match"
-		}
-		page := min(more, logPage)
-		rows = append(rows, app.Li().Class("muted log-more").Body(
-			app.Span().Text(formatCount(more)+" earlier "+plural(more, "event", "events")+match+": the filter searches all of them"),
-			app.Button().ID("log-more").Class("btn btn-small").Disabled(!l.Live).
-				Text("Show "+formatCount(page)+" earlier").OnClick(l.onEarlier),
 		))
 	}
 	if len(rows) == 0 {
@@ -89,6 +105,12 @@ func (l *LogPanel) Render() app.UI {
 		}
 		rows = append(rows, app.Li().Class("muted").Text(empty))
 	}
+	rows = append(rows, app.Li().ID("log-below").Class("log-spacer").Aria("hidden", true))
+	px := l.rowPx
+	if px <= 0 {
+		px = logRowPx
+	}
+	l.padding = [2]float64{float64(first) * px, float64(max(l.Matches-first-len(entries), 0)) * px}
 	return app.Section().Class("card").Body(
 		listHead("Event log", "log", l.Matches, l.Total, "events of the whole run", l.Query, l.Live, func(ctx app.Context, q string) {
 			l.Query = q
@@ -96,24 +118,60 @@ func (l *LogPanel) Render() app.UI {
 				l.Source.setLogQuery(ctx, q)
 			}
 		}),
-		app.Ol().ID("log").Class("log log-scroll").TabIndex(0).Aria("label", "Event log, newest first").
-			DataSet("count", len(entries)).DataSet("matches", l.Matches).DataSet("total", l.Total).Body(rows...),
+		app.Ol().ID("log").Class("log log-scroll log-virtual").TabIndex(0).Aria("label", "Event log, newest first").
+			DataSet("first", first).DataSet("count", len(entries)).DataSet("matches", l.Matches).DataSet("total", l.Total).
+			OnScroll(l.onScroll).Body(rows...),
 	)
 }
 
-// expanded reports whether the list starts at an earlier event than the
-// latest entries: in the log and filter it was asked for.
-func (l *LogPanel) expanded() bool {
-	return l.Source != nil && l.fromLog == l.LogID && l.fromQuery == l.Query && l.from < l.Matches-len(l.Entries)
+func (l *LogPanel) OnMount(ctx app.Context) {
+	l.padded = [2]float64{}
+	ctx.Defer(l.pad)
 }
 
-// onEarlier shows a page of earlier events.
-func (l *LogPanel) onEarlier(ctx app.Context, e app.Event) {
-	start := l.Matches - len(l.Entries)
-	if l.expanded() {
-		start = l.from
+func (l *LogPanel) OnUpdate(ctx app.Context) { ctx.Defer(l.pad) }
+
+// pad sets the spacers' heights to what the last render computed, once
+// the render is on the page.
+func (l *LogPanel) pad(ctx app.Context) {
+	if l.padded == l.padding {
+		return
 	}
-	l.from, l.fromLog, l.fromQuery = max(start-logPage, 0), l.LogID, l.Query
+	for i, id := range []string{"log-above", "log-below"} {
+		if sp := app.Window().GetElementByID(id); sp.Truthy() {
+			sp.Get("style").Call("setProperty", "height", fmt.Sprintf("%.0fpx", l.padding[i]))
+		}
+	}
+	l.padded = l.padding
+}
+
+// onScroll moves the window of rows to where the list is scrolled: it
+// starts a third of a window above the first row in view, and moves only
+// once the view comes within a sixth of a window of its edge, so that
+// most scroll events render nothing.
+func (l *LogPanel) onScroll(ctx app.Context, e app.Event) {
+	list := ctx.JSSrc()
+	px := l.rowPx
+	if row := list.Call("querySelector", "li[aria-posinset]"); row.Truthy() {
+		if h := row.Get("offsetHeight").Float(); h > 0 {
+			px = h
+		}
+	}
+	if px <= 0 {
+		px = logRowPx
+	}
+	inView := int(list.Get("scrollTop").Float() / px)
+	height := int(list.Get("clientHeight").Float()/px) + 1
+	first, margin := l.first, logWindow/6
+	if inView < first+margin || inView+height > first+logWindow-margin {
+		first = max(inView-logWindow/3, 0)
+	}
+	if first == l.first && px == l.rowPx {
+		ctx.PreventUpdate() // nothing to render
+		return
+	}
+	l.first, l.rowPx = first, px
+	ctx.Defer(l.pad)
 }
 
 // MessagesPanel is the Messages card: what the run said to the person

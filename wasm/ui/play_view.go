@@ -609,7 +609,7 @@ func skipLink() app.UI {
 }
 
 // logSpan returns the events of the shown log that match the filter, from
-// the from-th to the to-th (LogPanel's earlier events).
+// the from-th to the to-th (the rows LogPanel holds).
 func (p *Play) logSpan(from, to int) []trace.Entry {
 	if p.sess == nil {
 		return nil

@@ -1,0 +1,74 @@
+package ui
+
+import (
+	"slices"
+	"testing"
+
+	"sluice/core/trace"
+)
+
+// TestLogRows checks the event log's window of rows: where it starts
+// (newest first), clamped to the list, and which events it holds, from
+// the latest the panel has or else from the source.
+func TestLogRows(t *testing.T) {
+	// The log's matches, oldest first: event i is task i+1.
+	log := func(n int) []trace.Entry {
+		es := make([]trace.Entry, n)
+		for i := range es {
+			es[i].Task = uint64(i + 1)
+		}
+		return es
+	}
+	tasks := func(es []trace.Entry) []uint64 {
+		var ids []uint64
+		for _, e := range es {
+			ids = append(ids, e.Task)
+		}
+		return ids
+	}
+	// span serves matches [from, to) of all, and counts its calls.
+	all := log(1000)
+	spans := 0
+	span := func(from, to int) []trace.Entry { spans++; return slices.Clone(all[from:to]) }
+	latest := all[len(all)-200:]
+	for _, tc := range []struct {
+		name              string
+		first, matches    int
+		entries           []trace.Entry
+		wantFirst         int
+		wantFrom, wantTo  int // the tasks held: from+1 to to, oldest first
+		wantSpans         int
+		noSource, noEvent bool
+	}{
+		{name: "a short log, whole", matches: 10, entries: log(10), wantFrom: 0, wantTo: 10},
+		{name: "the newest rows", matches: 1000, entries: latest, wantFrom: 1000 - logWindow, wantTo: 1000},
+		{name: "among the latest", first: 100, matches: 1000, entries: latest, wantFirst: 100, wantFrom: 900 - logWindow, wantTo: 900},
+		{name: "earlier than the latest", first: 500, matches: 1000, entries: latest, wantFirst: 500, wantFrom: 500 - logWindow, wantTo: 500, wantSpans: 1},
+		{name: "past the end, clamped", first: 990, matches: 1000, entries: latest, wantFirst: 1000 - logWindow, wantFrom: 0, wantTo: logWindow, wantSpans: 1},
+		{name: "a log gone shorter", first: 700, matches: 30, entries: log(30), wantFrom: 0, wantTo: 30},
+		{name: "no source", first: 500, matches: 1000, entries: latest, wantFirst: 500, noSource: true, noEvent: true},
+		{name: "empty", first: 5, noEvent: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spans = 0
+			src := span
+			if tc.noSource {
+				src = nil
+			}
+			first, got := logRows(tc.first, tc.matches, tc.entries, src)
+			var want []uint64
+			if !tc.noEvent {
+				want = tasks(all[tc.wantFrom:tc.wantTo])
+				if tc.matches < len(all) {
+					want = tasks(log(tc.matches)[tc.wantFrom:tc.wantTo])
+				}
+			}
+			if first != tc.wantFirst || !slices.Equal(tasks(got), want) {
+				t.Errorf("logRows(%d, %d) = %d, tasks %v; want %d, tasks %v", tc.first, tc.matches, first, tasks(got), tc.wantFirst, want)
+			}
+			if spans != tc.wantSpans {
+				t.Errorf("the source was asked %d times, want %d", spans, tc.wantSpans)
+			}
+		})
+	}
+}
