@@ -208,31 +208,15 @@ func scaleWorkQueue(b *testing.B, mk func() func(), procs, subs int) {
 		work := mk()
 		var wg sync.WaitGroup
 		task := func() { work(); wg.Done() }
-		ch := make(chan func(), procs)
-		var workers sync.WaitGroup
-		for range procs {
-			workers.Go(func() {
-				for f := range ch {
-					f()
-				}
-			})
-		}
+		ch, stop := channelPool(procs)
+		defer stop()
 		submitAll(b, subs, &wg, func(int) error { ch <- task; return nil })
-		close(ch)
-		workers.Wait()
 	})
 	b.Run("channel-owncancel", func(b *testing.B) {
 		work := mk()
 		var wg sync.WaitGroup
-		ch := make(chan func(), procs)
-		var workers sync.WaitGroup
-		for range procs {
-			workers.Go(func() {
-				for f := range ch {
-					f()
-				}
-			})
-		}
+		ch, stop := channelPool(procs)
+		defer stop()
 		submitAll(b, subs, &wg, func(int) error {
 			rctx, rcancel := context.WithCancel(ctx)
 			ch <- func() {
@@ -244,8 +228,6 @@ func scaleWorkQueue(b *testing.B, mk func() func(), procs, subs int) {
 			}
 			return nil
 		})
-		close(ch)
-		workers.Wait()
 	})
 	b.Run("static", func(b *testing.B) {
 		work := mk()
@@ -261,6 +243,21 @@ func scaleWorkQueue(b *testing.B, mk func() func(), procs, subs int) {
 		}
 		wg.Wait()
 	})
+}
+
+// channelPool starts n workers that run the functions sent on ch; stop
+// closes ch and waits for them.
+func channelPool(n int) (ch chan func(), stop func()) {
+	ch = make(chan func(), n)
+	var workers sync.WaitGroup
+	for range n {
+		workers.Go(func() {
+			for f := range ch {
+				f()
+			}
+		})
+	}
+	return ch, func() { close(ch); workers.Wait() }
 }
 
 func scaleKeyed(b *testing.B, work func(), procs, subs, keys int) {

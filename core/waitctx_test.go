@@ -17,10 +17,11 @@ import (
 // caller waiting on its Done channel.
 func TestWaitingContextIsLookedAt(t *testing.T) {
 	why := errors.New("why")
-	// waiting makes a queue of parallelism 1 whose one slot a gated task
-	// holds, with a task behind it submitted with ctx, which it returns
-	// canceled, and the queue's recorder.
-	waiting := func(t *testing.T, opts ...core.Option) (*core.WorkQueue, *wqGate, *core.Task, *recorder, *bool) {
+	// waitingFor makes a queue of parallelism 1 whose one slot a gated
+	// task holds, with a task behind it submitted with a context of its
+	// own, and returns them, the queue's recorder, whether the task ran,
+	// and the context's cancel.
+	waitingFor := func(t *testing.T, opts ...core.Option) (*core.WorkQueue, *wqGate, *core.Task, *recorder, *bool, context.CancelCauseFunc) {
 		var rec recorder
 		q := core.NewWorkQueue(1, append(opts, core.WithObserver(rec.observe))...)
 		t.Cleanup(func() { q.Close() })
@@ -35,9 +36,14 @@ func TestWaitingContextIsLookedAt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		return q, g, tk, &rec, ran, cancel
+	}
+	// waiting is waitingFor with the context canceled.
+	waiting := func(t *testing.T, opts ...core.Option) (*core.WorkQueue, *wqGate, *core.Task, *recorder, *bool) {
+		q, g, tk, rec, ran, cancel := waitingFor(t, opts...)
 		cancel(why)
 		synctest.Wait()
-		return q, g, tk, &rec, ran
+		return q, g, tk, rec, ran
 	}
 	wantEvents := []core.EventKind{core.Enqueued, core.Waiting, core.Canceled}
 
@@ -89,20 +95,10 @@ func TestWaitingContextIsLookedAt(t *testing.T) {
 	})
 	t.Run("Done closes when the context ends", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			var rec recorder
-			q := core.NewWorkQueue(1, core.WithObserver(rec.observe))
-			defer q.Close()
-			g := newWQGate()
-			q.Go(t.Context(), g.fn)
-			<-g.started
+			_, g, tk, rec, _, cancel := waitingFor(t)
 			defer close(g.release)
-			ctx, cancel := context.WithCancel(t.Context())
-			tk, err := q.Submit(ctx, nop)
-			if err != nil {
-				t.Fatal(err)
-			}
 			done := tk.Done()
-			cancel()
+			cancel(why)
 			synctest.Wait()
 			select {
 			case <-done:
