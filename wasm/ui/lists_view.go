@@ -129,7 +129,16 @@ func (l *LogPanel) OnMount(ctx app.Context) {
 	ctx.Defer(l.pad)
 }
 
-func (l *LogPanel) OnUpdate(ctx app.Context) { ctx.Defer(l.pad) }
+// OnUpdate follows the list's scroll position when the page changes what
+// the list shows (another filter, another log, a rewind): the window the
+// panel held may no longer be where the list is scrolled, and a list whose
+// scroll position stays the same fires no scroll event.
+func (l *LogPanel) OnUpdate(ctx app.Context) {
+	if list := app.Window().GetElementByID("log"); list.Truthy() {
+		l.first, l.rowPx = l.follow(list)
+	}
+	ctx.Defer(l.pad)
+}
 
 // pad sets the spacers' heights to what the last render computed, once
 // the render is on the page.
@@ -148,10 +157,18 @@ func (l *LogPanel) pad(ctx app.Context) {
 // onScroll moves the window of rows to where the list is scrolled: it
 // starts a third of a window above the first row in view, and moves only
 // once the view comes within a sixth of a window of its edge, so that
-// most scroll events render nothing.
+// most scroll events change no row (go-app's render finds nothing to do).
 func (l *LogPanel) onScroll(ctx app.Context, e app.Event) {
-	list := ctx.JSSrc()
-	px := l.rowPx
+	// No ctx.PreventUpdate when nothing moved: it would also drop the
+	// render of a later scroll event handled in the same frame.
+	l.first, l.rowPx = l.follow(ctx.JSSrc())
+	ctx.Defer(l.pad)
+}
+
+// follow returns where the window of rows is to start for the list's
+// scroll position (see onScroll), and a row's height.
+func (l *LogPanel) follow(list app.Value) (first int, px float64) {
+	px = l.rowPx
 	if row := list.Call("querySelector", "li[aria-posinset]"); row.Truthy() {
 		if h := row.Get("offsetHeight").Float(); h > 0 {
 			px = h
@@ -163,15 +180,10 @@ func (l *LogPanel) onScroll(ctx app.Context, e app.Event) {
 	inView := int(list.Get("scrollTop").Float() / px)
 	height := int(list.Get("clientHeight").Float()/px) + 1
 	first, margin := l.first, logWindow/6
-	if inView < first+margin || inView+height > first+logWindow-margin {
+	if first > max(l.Matches-logWindow, 0) || inView < first+margin || inView+height > first+logWindow-margin {
 		first = max(inView-logWindow/3, 0)
 	}
-	if first == l.first && px == l.rowPx {
-		ctx.PreventUpdate() // nothing to render
-		return
-	}
-	l.first, l.rowPx = first, px
-	ctx.Defer(l.pad)
+	return first, px
 }
 
 // MessagesPanel is the Messages card: what the run said to the person
