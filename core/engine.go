@@ -204,10 +204,7 @@ func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) 
 		case t.at != atQueued && t.at != atLane:
 		case err != nil:
 			// Accepted as ctx ended: the task ends canceled now.
-			t.why.Store(doneParent)
-			e.endLocked(t, TaskCanceled, err)
-			e.spawnLocked()
-			e.maybeStopLocked()
+			e.cancelLocked(t, doneParent)
 		case len(e.rooms) > 0:
 			e.watchLocked(t, d)
 		}
@@ -232,16 +229,7 @@ func (e *engine) watchWaitingLocked() bool {
 	if e.unseen == 0 {
 		return false
 	}
-	var ts []*Task
-	add := func(t *Task) {
-		if t.unseen && t.w == nil {
-			ts = append(ts, t)
-		}
-	}
-	e.pending.each(add)
-	if e.keys != nil {
-		e.keys.eachBacklogLocked(add)
-	}
+	ts := e.unseenLocked(func(t *Task) bool { return t.w == nil })
 	if len(ts) == 0 {
 		return false
 	}
@@ -382,31 +370,35 @@ func (e *engine) sweepLocked() {
 	if e.unseen == 0 {
 		return
 	}
-	var ended []*Task
-	e.pending.each(func(t *Task) {
-		if t.unseen && t.parent.Err() != nil {
-			ended = append(ended, t)
-		}
-	})
-	if e.keys != nil {
-		n := len(ended)
-		e.keys.eachBacklogLocked(func(t *Task) {
-			if t.unseen && t.parent.Err() != nil {
-				ended = append(ended, t)
-			}
-		})
-		slices.SortFunc(ended[n:], func(a, b *Task) int { return cmp.Compare(a.id, b.id) })
-	}
+	ended := e.unseenLocked(func(t *Task) bool { return t.parent.Err() != nil })
 	for _, t := range ended {
 		if t.at == atQueued || t.at == atLane {
-			t.why.Store(doneParent)
-			e.endLocked(t, TaskCanceled, t.parent.Err())
+			e.endPendingLocked(t, doneParent)
 		}
 	}
 	if len(ended) > 0 {
 		e.spawnLocked()
 		e.maybeStopLocked()
 	}
+}
+
+// unseenLocked returns the waiting tasks counted in e.unseen for which
+// keep holds: the pending queue's in queue order, then a KeyedQueue's lane
+// backlogs', oldest first.
+func (e *engine) unseenLocked(keep func(*Task) bool) []*Task {
+	var ts []*Task
+	add := func(t *Task) {
+		if t.unseen && keep(t) {
+			ts = append(ts, t)
+		}
+	}
+	e.pending.each(add)
+	if e.keys != nil {
+		n := len(ts)
+		e.keys.eachBacklogLocked(add)
+		slices.SortFunc(ts[n:], func(a, b *Task) int { return cmp.Compare(a.id, b.id) })
+	}
+	return ts
 }
 
 // numberLocked counts t as submitted, numbers it and reports it.
@@ -912,16 +904,27 @@ func (e *engine) cancelCtx(t *Task, why uint32) []func() {
 // its context canceled.
 func (e *engine) cancel(t *Task, why uint32) {
 	e.mu.Lock()
+	e.cancelLocked(t, why)
+	e.unlock()
+}
+
+// cancelLocked is cancel with e.mu held.
+func (e *engine) cancelLocked(t *Task, why uint32) {
 	switch t.at {
 	case atQueued, atLane:
-		t.why.Store(why) // for cause; endLocked keeps it
-		e.endLocked(t, TaskCanceled, t.cause())
+		e.endPendingLocked(t, why)
 		e.spawnLocked()
 		e.maybeStopLocked()
 	case atTaken, atRunning:
 		e.cancelCtxLocked(t, why)
 	}
-	e.unlock()
+}
+
+// endPendingLocked ends t, waiting, canceled for why, with its cause; the
+// caller starts the workers the room it made allows.
+func (e *engine) endPendingLocked(t *Task, why uint32) {
+	t.why.Store(why) // for cause; endLocked keeps it
+	e.endLocked(t, TaskCanceled, t.cause())
 }
 
 // do runs t as Do does: nested in the caller's slot, inline on the calling
@@ -1555,8 +1558,7 @@ func (e *engine) fire(w *watch) {
 		next := t.wnext
 		switch t.at {
 		case atQueued, atLane:
-			t.why.Store(doneParent)
-			e.endLocked(t, TaskCanceled, t.parent.Err())
+			e.endPendingLocked(t, doneParent)
 		case atTaken, atRunning:
 			e.cancelCtxLocked(t, doneParent)
 		}

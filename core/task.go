@@ -177,10 +177,7 @@ func (t *Task) Done() <-chan struct{} {
 	if d != nil && (t.at == atQueued || t.at == atLane) {
 		select {
 		case <-d:
-			t.why.Store(doneParent)
-			e.endLocked(t, TaskCanceled, t.parent.Err())
-			e.spawnLocked()
-			e.maybeStopLocked()
+			e.cancelLocked(t, doneParent)
 		default:
 			e.watchLocked(t, d)
 		}
