@@ -59,8 +59,8 @@ const (
 	// the page's thread (go-app makes its five elements one by one).
 	logWindow = 32
 	// logRowPx is a row's height before one is measured: the CSS's 1.5rem
-	// at the browser's default 16px.
-	logRowPx = 24
+	// at the page's 14px.
+	logRowPx = 21
 )
 
 // logRows returns the window of rows that starts at first (newest-first),
@@ -98,7 +98,7 @@ func (l *LogPanel) Render() app.UI {
 			app.Span().Class("log-detail").Text(f[3]),
 		))
 	}
-	if len(rows) == 0 {
+	if len(entries) == 0 {
 		empty := "No events yet."
 		if l.Query != "" {
 			empty = "No event matches the filter."

@@ -2,7 +2,10 @@ package ui
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/maxence-charriere/go-app/v9/pkg/app"
 
 	"sluice/core/trace"
 )
@@ -70,5 +73,19 @@ func TestLogRows(t *testing.T) {
 				t.Errorf("the source was asked %d times, want %d", spans, tc.wantSpans)
 			}
 		})
+	}
+}
+
+// TestLogEmpty checks the row an empty event log shows, with and without
+// a filter, between its two spacers.
+func TestLogEmpty(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		{"", "No events yet."},
+		{"evicted", "No event matches the filter."},
+	} {
+		l := &LogPanel{Query: tc.query}
+		if html := app.HTMLString(l); !strings.Contains(html, tc.want) || strings.Count(html, "log-spacer") != 2 {
+			t.Errorf("an empty log filtered by %q renders %s; want %q between two spacers", tc.query, html, tc.want)
+		}
 	}
 }
