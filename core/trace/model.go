@@ -77,11 +77,18 @@ func (t Track) String() string {
 	return "unknown"
 }
 
-// Sample is a counter track's value from Time on, until the next sample.
+// Sample is a counter track's value from its time on, until the next
+// sample. The time is kept as Unix nanoseconds, not as a time.Time, so
+// that samples hold no pointer (a time.Time points to its Location): the
+// million samples of a large trace's snapshot then cost the garbage
+// collector nothing to mark, where as times they cost it a scan of 32 MB.
 type Sample struct {
-	Time  time.Time
-	Value int64
+	UnixNano int64 // the sample's time, as time.Time.UnixNano gives it
+	Value    int64
 }
+
+// Time returns the sample's time, in the local time zone.
+func (s Sample) Time() time.Time { return time.Unix(0, s.UnixNano) }
 
 // Entry is one event of the event log: the [core.Event] as observed, with
 // its error as text.

@@ -834,11 +834,16 @@ func (r *Recorder) waitStats(w *waitRing) WaitStats {
 	return w.stats
 }
 
-// grow returns s emptied, with room for n elements. A new slice has a
-// quarter more, so that a snapshot reused frame after frame while the
-// model grows is not reallocated every frame.
+// grow returns s emptied, with room for n elements. A slice that had
+// room before gets a quarter more, so that a snapshot reused frame after
+// frame while the model grows is not reallocated every frame; a first
+// one gets just n, so that a snapshot taken once (a loaded trace's, of
+// 200,000 tasks) holds no room that the collector scans for nothing.
 func grow[T any](s []T, n int) []T {
-	if cap(s) < n {
+	switch {
+	case cap(s) == 0:
+		return make([]T, 0, n)
+	case cap(s) < n:
 		return make([]T, 0, n+n/4)
 	}
 	return s[:0]
@@ -958,7 +963,7 @@ func (r *Recorder) snapshot(dst *Snapshot, now, from, to time.Time, pause func(f
 				tick()
 			}
 			s := tr.at(i)
-			out = append(out, Sample{Time: timeOf(s.t), Value: s.v})
+			out = append(out, Sample{UnixNano: s.t, Value: s.v})
 		}
 		dst.Counters[k] = out
 	}

@@ -34,7 +34,7 @@ func spans(tasks []trace.Task) []span {
 func samples(pairs ...float64) []trace.Sample {
 	var out []trace.Sample
 	for i := 0; i < len(pairs); i += 2 {
-		out = append(out, trace.Sample{Time: at(pairs[i]), Value: int64(pairs[i+1])})
+		out = append(out, trace.Sample{UnixNano: at(pairs[i]).UnixNano(), Value: int64(pairs[i+1])})
 	}
 	return out
 }
@@ -281,11 +281,11 @@ func TestSnapshotWindow(t *testing.T) {
 				t.Errorf("task ids = %v, want %v", ids, tt.wantIDs)
 			}
 			run := s.Counters[trace.TrackRunning]
-			if len(run) == 0 || !run[0].Time.Equal(tt.wantFirst) {
+			if len(run) == 0 || !run[0].Time().Equal(tt.wantFirst) {
 				t.Errorf("running samples = %v, want the first at %v", run, tt.wantFirst.Sub(t0))
 			}
 			for _, x := range run[1:] {
-				if !tt.to.IsZero() && x.Time.After(tt.to) {
+				if !tt.to.IsZero() && x.Time().After(tt.to) {
 					t.Errorf("sample %v after the window's end %v", x, tt.to)
 				}
 			}

@@ -53,7 +53,7 @@ type traceFacts struct {
 	pending []int32
 }
 
-// settleEvery is how many tasks or samples settleTrace goes over between
+// settleEvery is how many tasks settleTrace goes over between
 // calls of its pause function.
 const settleEvery = 4096
 
@@ -96,15 +96,6 @@ func settleTrace(snap *trace.Snapshot, pause func(float64)) (f traceFacts, ok bo
 		l := &snap.Lanes[i]
 		l.Created, l.Evicted = l.Created.UTC(), l.Evicted.UTC()
 		see(l.Created)
-	}
-	for k := range snap.Counters {
-		c := snap.Counters[k]
-		for i := range c {
-			if i%settleEvery == settleEvery-1 {
-				pause(1)
-			}
-			c[i].Time = c[i].Time.UTC()
-		}
 	}
 	for i := range snap.Log {
 		snap.Log[i].Time = snap.Log[i].Time.UTC()

@@ -193,6 +193,9 @@ func (g *geometry) x(d time.Duration) float64 {
 
 func (g *geometry) xt(t time.Time) float64 { return g.x(t.Sub(g.origin)) }
 
+// xn is xt of a time in Unix nanoseconds.
+func (g *geometry) xn(ns int64) float64 { return g.x(time.Duration(ns - g.origin.UnixNano())) }
+
 // timeAt returns the time at x pixels.
 func (g *geometry) timeAt(x float64) time.Time {
 	if g.plotR <= g.plotL {
@@ -1241,8 +1244,9 @@ func (t *timeline) stepPath(g *geometry, f Frame, data []trace.Sample, y func(in
 	end := min(g.x(f.Now), g.plotR)
 	// From the last sample at or before the window's start.
 	from := g.timeAt(g.plotL)
-	i0 := max(sort.Search(len(data), func(i int) bool { return data[i].Time.After(from) })-1, 0)
-	x0 := max(g.xt(data[i0].Time), g.plotL)
+	fromNs := from.UnixNano()
+	i0 := max(sort.Search(len(data), func(i int) bool { return data[i].UnixNano > fromNs })-1, 0)
+	x0 := max(g.xn(data[i0].UnixNano), g.plotL)
 	if x0 >= end {
 		return area, line
 	}
@@ -1268,7 +1272,7 @@ func (t *timeline) stepPath(g *geometry, f Frame, data []trace.Sample, y func(in
 		}
 	}
 	for i := i0 + 1; i < len(data); {
-		x := g.xt(data[i].Time)
+		x := g.xn(data[i].UnixNano)
 		if x > end {
 			break
 		}
@@ -1283,9 +1287,9 @@ func (t *timeline) stepPath(g *geometry, f Frame, data []trace.Sample, y func(in
 		}
 		// The column's other samples at once, found by binary search and
 		// compared by value only.
-		limit := g.timeAt(col + 1)
-		j := i + sort.Search(len(data)-i, func(k int) bool { return !data[i+k].Time.Before(limit) })
-		if j == i && i < len(data) && math.Floor(max(g.xt(data[i].Time), g.plotL)) == col {
+		limit := g.timeAt(col + 1).UnixNano()
+		j := i + sort.Search(len(data)-i, func(k int) bool { return data[i+k].UnixNano >= limit })
+		if j == i && i < len(data) && math.Floor(max(g.xn(data[i].UnixNano), g.plotL)) == col {
 			j = i + 1 // rounding put it in this column after all
 		}
 		if j > i {
