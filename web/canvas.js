@@ -24,3 +24,15 @@ globalThis.sluiceTexts = (ctx, s) => {
     i = end + 1;
   }
 };
+
+// sluiceRects(bytes, n) returns a Path2D of n rectangles whose x, y,
+// width and height are the float32s at the start of the Uint8Array bytes,
+// in turn, little-endian as every browser's typed arrays are: the
+// timeline's bars reach the canvas as numbers, where SVG path text took
+// longer to write in Go and to parse here than the bars took to fill.
+globalThis.sluiceRects = (bytes, n) => {
+  const f = new Float32Array(bytes.buffer, bytes.byteOffset, n * 4);
+  const p = new Path2D();
+  for (let i = 0; i < n * 4; i += 4) p.rect(f[i], f[i + 1], f[i + 2], f[i + 3]);
+  return p;
+};

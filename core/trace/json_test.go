@@ -52,6 +52,11 @@ func checkRoundTrip(t *testing.T, rec *trace.Recorder) *trace.Recorder {
 	if b2 := writeJSON(t, got); !bytes.Equal(b1, b2) {
 		t.Errorf("write -> read -> write differs at %s", firstDiff(b1, b2))
 	}
+	if parsed, err := trace.ParseJSON(b1, nil); err != nil {
+		t.Errorf("ParseJSON(WriteJSON()) = %v", err)
+	} else if b3 := writeJSON(t, parsed); !bytes.Equal(b1, b3) {
+		t.Errorf("write -> ParseJSON -> write differs at %s", firstDiff(b1, b3))
+	}
 	if g, w := got.Config(), rec.Config(); g != w {
 		t.Errorf("Config() = %+v, want %+v", g, w)
 	}

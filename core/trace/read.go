@@ -70,11 +70,28 @@ func ReadJSONPausing(r io.Reader, pause func(done float64)) (*Recorder, error) {
 // in WebAssembly, where a unit takes up to a few microseconds.
 const pauseEvery = 256
 
+// ParseJSON is [ReadJSONPausing] of a trace already in memory: it reads
+// data where it lies, without a copy; pause may be nil. A caller that
+// keeps the file (to save it again as it came) holds it once, not twice.
+// Data larger than MaxJSONSize is refused, unread.
+func ParseJSON(data []byte, pause func(done float64)) (*Recorder, error) {
+	if len(data) > MaxJSONSize {
+		return nil, errTooLarge
+	}
+	return parseJSON(data, nil, pause)
+}
+
 func readJSON(r io.Reader, pause func(float64)) (*Recorder, error) {
 	data, rerr := readAll(r)
 	if rerr == errTooLarge {
 		return nil, rerr
 	}
+	return parseJSON(data, rerr, pause)
+}
+
+// parseJSON reads data, which a read that failed with rerr returned (its
+// error comes after the input's own, as the fast scanner finds it).
+func parseJSON(data []byte, rerr error, pause func(float64)) (*Recorder, error) {
 	// The fast scanner reads the usual traces; anything it does not take
 	// on is read again by encoding/json, which words the errors.
 	p := &parser{threads: make(map[threadKey]int32), pause: pause, size: len(data), stageSpan: parseShare}

@@ -4,6 +4,9 @@ package ui
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
+	"slices"
 	"strconv"
 
 	"github.com/hack-pad/safejs"
@@ -35,16 +38,32 @@ type canvasPainter struct {
 
 	paths []cachedPath // large paths made into Path2D objects, kept for the next frames
 	uses  int          // FillPath calls so far, to find the least recently used path
+
+	// Rectangles reach the page as float32s (FillRects): packed is their
+	// bytes; rectBytes is a Uint8Array the page reads them from, of
+	// rectCap bytes; rectMaker is web/canvas.js's sluiceRects, once the
+	// page has it.
+	packed    []byte
+	rectBytes safejs.Value
+	rectCap   int
+	rectMaker safejs.Value
+	rectRetry int
 }
 
-// cachedPath is a Path2D object and the path it was made from: a timeline
-// at rest draws the same bars frame after frame, and making a Path2D of a
-// zoomed-out trace's bars (megabytes of path) took most of a frame.
+// cachedPath is a Path2D object and the path or the rectangles it was
+// made from: a timeline at rest draws the same bars frame after frame,
+// and making a Path2D of a zoomed-out trace's bars (megabytes of path)
+// took most of a frame.
 type cachedPath struct {
-	src  []byte
-	p    safejs.Value
-	used int
+	src   []byte    // the path's text, or
+	rects []float64 // the rectangles (non-nil)
+	p     safejs.Value
+	used  int
 }
+
+// fewRects is the number of rectangles below which FillRects sends an SVG
+// path.
+const fewRects = 64
 
 // Bounds on the paths kept: only those long enough to cost, a few.
 const (
@@ -55,14 +74,77 @@ const (
 // path2D returns a Path2D of path, kept from an earlier call if it was
 // made of the same path.
 func (c *canvasPainter) path2D(path []byte) (safejs.Value, error) {
-	if len(path) < minCachedPath {
-		return c.path2DCtor.New(string(path))
+	return c.cached(len(path) >= minCachedPath,
+		func(cp *cachedPath) bool { return cp.rects == nil && bytes.Equal(cp.src, path) },
+		func() (safejs.Value, error) { return c.path2DCtor.New(string(path)) },
+		func(cp *cachedPath) { cp.src, cp.rects = append(cp.src[:0], path...), nil })
+}
+
+// rects2D returns a Path2D of rects (see painter.FillRects), kept from an
+// earlier call if it was made of the same rectangles. The page makes it
+// from their numbers, as float32s (web/canvas.js's sluiceRects); a few
+// rectangles, or a page without web/canvas.js, from an SVG path, in one
+// call instead of two.
+func (c *canvasPainter) rects2D(rects []float64) (safejs.Value, error) {
+	if len(rects) < 4*fewRects || !c.rectsMade() {
+		return c.path2D(appendRects(nil, rects))
+	}
+	return c.cached(len(rects) >= minCachedPath/8,
+		func(cp *cachedPath) bool { return cp.rects != nil && slices.Equal(cp.rects, rects) },
+		func() (safejs.Value, error) {
+			b := c.packed[:0]
+			for _, v := range rects {
+				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(v)))
+			}
+			c.packed = b
+			if len(b) > c.rectCap {
+				u8, err := safejs.Global().Get("Uint8Array")
+				if err != nil {
+					return safejs.Value{}, err
+				}
+				if c.rectBytes, err = u8.New(len(b) + len(b)/2); err != nil {
+					c.rectCap = 0
+					return safejs.Value{}, err
+				}
+				c.rectCap = len(b) + len(b)/2
+			}
+			if _, err := safejs.CopyBytesToJS(c.rectBytes, b); err != nil {
+				return safejs.Value{}, err
+			}
+			return c.rectMaker.Invoke(c.rectBytes, len(rects)/4)
+		},
+		func(cp *cachedPath) { cp.src, cp.rects = cp.src[:0], append(cp.rects[:0:0], rects...) })
+}
+
+// rectsMade reports whether the page has sluiceRects.
+func (c *canvasPainter) rectsMade() bool {
+	if c.rectMaker.IsUndefined() || c.rectMaker.IsNull() {
+		if c.rectRetry > 0 {
+			c.rectRetry--
+			return false
+		}
+		v, err := safejs.Global().Get("sluiceRects")
+		if err != nil || v.Type() != safejs.TypeFunction {
+			c.rectRetry = 256 // the script is not there (yet)
+			return false
+		}
+		c.rectMaker = v
+	}
+	return true
+}
+
+// cached returns the Path2D of the kept entry that same matches, else
+// the one build makes, which keep notes in an entry when big (the least
+// recently used one, once there are maxCachedPath).
+func (c *canvasPainter) cached(big bool, same func(*cachedPath) bool, build func() (safejs.Value, error), keep func(*cachedPath)) (safejs.Value, error) {
+	if !big {
+		return build()
 	}
 	c.uses++
 	lru := -1
 	for i := range c.paths {
 		cp := &c.paths[i]
-		if bytes.Equal(cp.src, path) {
+		if same(cp) {
 			cp.used = c.uses
 			return cp.p, nil
 		}
@@ -70,7 +152,7 @@ func (c *canvasPainter) path2D(path []byte) (safejs.Value, error) {
 			lru = i
 		}
 	}
-	p, err := c.path2DCtor.New(string(path))
+	p, err := build()
 	if err != nil {
 		return p, err
 	}
@@ -79,7 +161,8 @@ func (c *canvasPainter) path2D(path []byte) (safejs.Value, error) {
 		lru = len(c.paths) - 1
 	}
 	cp := &c.paths[lru]
-	cp.src, cp.p, cp.used = append(cp.src[:0], path...), p, c.uses
+	cp.p, cp.used = p, c.uses
+	keep(cp)
 	return p, nil
 }
 
@@ -155,6 +238,19 @@ func (c *canvasPainter) FillPath(path []byte, color string) {
 	c.ctx2d.Call("fill", p)
 }
 
+func (c *canvasPainter) FillRects(rects []float64, color string) {
+	c.flush()
+	if len(rects) == 0 {
+		return
+	}
+	p, err := c.rects2D(rects)
+	if err != nil {
+		return
+	}
+	c.setFill(color)
+	c.ctx2d.Call("fill", p)
+}
+
 func (c *canvasPainter) StrokePath(path []byte, color string, width float64) {
 	c.flush()
 	if len(path) == 0 {
@@ -164,6 +260,23 @@ func (c *canvasPainter) StrokePath(path []byte, color string, width float64) {
 	if err != nil {
 		return
 	}
+	c.stroke2D(p, color, width)
+}
+
+func (c *canvasPainter) StrokeRects(rects []float64, color string, width float64) {
+	c.flush()
+	if len(rects) == 0 {
+		return
+	}
+	p, err := c.rects2D(rects)
+	if err != nil {
+		return
+	}
+	c.stroke2D(p, color, width)
+}
+
+// stroke2D strokes the Path2D p.
+func (c *canvasPainter) stroke2D(p safejs.Value, color string, width float64) {
 	if color != c.stroke {
 		c.stroke = color
 		c.ctx2d.Set("strokeStyle", color)

@@ -30,6 +30,7 @@ type driver struct {
 	stats     frameStats
 	lastPanel float64 // in ms, on the frame clock
 	drawn     bool
+	republish bool // the panels are due again once the frame is drawn: a loaded trace's were shown before it was
 	lastMouse Point
 	lastW     float64
 	lastSnap  *trace.Snapshot // a replay is drawn again only when it changes
@@ -112,11 +113,16 @@ func (d *driver) tick(p painter, real time.Duration, nowMS, w, h float64, mouse 
 		d.frame = d.sess.Frame(real, time.Duration(d.span.Load()))
 	}
 	if d.frame.Replay != d.wasReplay {
-		// A trace was loaded, or the run came back: show it whole.
+		// A trace was loaded, or the run came back: show it whole. This
+		// frame the page's panels change for it, and the next draws it:
+		// a large trace's first drawing and the panels' new elements each
+		// take a task of the page's thread, not one long one together.
 		d.wasReplay, d.view = d.frame.Replay, view{}
 		d.tl.Selected, d.details = 0, 0
 		d.frame = d.sess.Frame(real, time.Duration(d.span.Load()))
-		force = true // the canvas shows the other
+		d.drawn, d.republish = false, true
+		d.lastPanel = max(nowMS, 1)
+		return h, false, true
 	}
 	f := d.frame
 	need = h
@@ -130,7 +136,10 @@ func (d *driver) tick(p painter, real time.Duration, nowMS, w, h float64, mouse 
 	}
 	d.lastMouse, d.lastW, d.lastSnap, d.viewed, d.lastSel = mouse, w, f.Snap, d.view, d.tl.Selected
 	d.noteNow()
-	panelDue = f.Changed && nowMS-d.lastPanel >= 50 || nowMS-d.lastPanel >= panelEvery || d.lastPanel == 0
+	panelDue = f.Changed && nowMS-d.lastPanel >= 50 || nowMS-d.lastPanel >= panelEvery || d.lastPanel == 0 || d.republish && drew
+	if drew {
+		d.republish = false
+	}
 	if panelDue {
 		d.lastPanel = max(nowMS, 1)
 	}

@@ -242,8 +242,10 @@ func TestDriverDrawsAPausedRunOnce(t *testing.T) {
 			if err := s.LoadTrace(&b, "run.json"); err != nil {
 				t.Fatal(err)
 			}
-		}, true},
-		{"back to the live run", s.BackToLive, true},
+		}, false},
+		{"the frame after the one that found it, after its panels", func() {}, true},
+		{"back to the live run", s.BackToLive, false},
+		{"the frame after that, after the panels", func() {}, true},
 		{"colours by key", func() { s.SetColorBy("key") }, true},
 		{"a playing frame", func() { s.SetPlaying(true) }, true},
 		{"another playing frame", func() {}, true},

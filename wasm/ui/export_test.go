@@ -55,6 +55,16 @@ func (p *TestPainter) StrokePath(path []byte, color string, width float64) {
 	p.Calls = append(p.Calls, fmt.Sprintf("stroke %s %g %s", color, width, path))
 }
 
+// FillRects records the rectangles as the SVG path that fills them.
+func (p *TestPainter) FillRects(rects []float64, color string) {
+	p.FillPath(appendRects(nil, rects), color)
+}
+
+// StrokeRects records the rectangles as the SVG path that outlines them.
+func (p *TestPainter) StrokeRects(rects []float64, color string, width float64) {
+	p.StrokePath(appendRects(nil, rects), color, width)
+}
+
 func (p *TestPainter) Text(s string, x, y float64, font, color string, align textAlign) {
 	p.Texts = append(p.Texts, s)
 	p.Calls = append(p.Calls, fmt.Sprintf("text %q %.1f %.1f %s", s, x, y, color))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"sluice/core"
 	"sluice/wasm/gotrace"
@@ -92,7 +93,9 @@ func TestGoTraceLanes(t *testing.T) {
 				t.Error("no run within a sluice task")
 			}
 			d := newDriver(s, compact)
-			d.tick(nopPainter{}, 0, 1, map[bool]float64{false: 1200, true: 390}[compact], 600, Point{}, true)
+			for range 2 { // the panels, then the timeline
+				d.tick(nopPainter{}, 0, 1, map[bool]float64{false: 1200, true: 390}[compact], 600, Point{}, true)
+			}
 			rows := d.tl.rows
 			var labels []string
 			firstRun := -1
@@ -171,7 +174,14 @@ func TestLargeTraceIndexPrebuilt(t *testing.T) {
 		t.Errorf("%d pauses while loading %d tasks, want one every 8,192 tasks at least", pauses, len(f.Snap.Tasks))
 	}
 	d := newDriver(s, false)
-	d.tick(nopPainter{}, 0, 1, 1200, 600, Point{}, true)
+	// The frame that finds the trace loaded has the panels change, and
+	// the next draws it: two tasks of the page's thread, not one long one.
+	if _, drew, panels := d.tick(nopPainter{}, 0, 1, 1200, 600, Point{}, true); drew || !panels {
+		t.Fatalf("the frame that found the trace loaded: drew %v, panels due %v; want false, true", drew, panels)
+	}
+	if _, drew, _ := d.tick(nopPainter{}, 16*time.Millisecond, 17, 1200, 600, Point{}, false); !drew {
+		t.Fatal("the frame after the one that found the trace loaded did not draw it")
+	}
 	if len(d.tl.index.byLane) == 0 {
 		t.Fatal("the timeline drew without an index")
 	}

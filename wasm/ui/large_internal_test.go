@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"reflect"
@@ -19,6 +20,8 @@ func (nopPainter) Clear(string)                                             {}
 func (nopPainter) FillRect(x, y, w, h float64, c string)                    {}
 func (nopPainter) FillPath([]byte, string)                                  {}
 func (nopPainter) StrokePath([]byte, string, float64)                       {}
+func (nopPainter) FillRects([]float64, string)                              {}
+func (nopPainter) StrokeRects([]float64, string, float64)                   {}
 func (nopPainter) Text(string, float64, float64, string, string, textAlign) {}
 func (nopPainter) TextWidth(s, font string) float64                         { return float64(len(s)) * 6 }
 
@@ -170,3 +173,33 @@ func TestDrawLargeTraceAgain(t *testing.T) {
 		t.Errorf("zoomed in: drawn with %d calls, %d bars; a fresh pass, %d, %d", len(got.Calls), again.Bars, len(want.Calls), fresh.Bars)
 	}
 }
+
+// TestReadFileInOneBuffer checks that a trace file peeked at is read
+// into one buffer of its size, read and buffered bytes alike, when its
+// reader tells how much is left, and that one too large is refused
+// unread.
+func TestReadFileInOneBuffer(t *testing.T) {
+	data := largeTrace(1_000)
+	r := bytes.NewReader(data)
+	br := bufio.NewReader(r)
+	if _, err := br.Peek(64); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readFile(br, r)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read %d bytes (%v), want the %d of the file", len(got), err, len(data))
+	}
+	if want := len(data) + bytes.MinRead; cap(got) != want {
+		t.Errorf("read into a buffer of %d bytes, want one of %d: the file's size and a read's margin", cap(got), want)
+	}
+	big := &tooBig{}
+	if _, err := readFile(bufio.NewReader(big), big); err == nil || big.reads > 0 {
+		t.Errorf("a file of %d bytes: %v after %d reads, want it refused unread", big.Len(), err, big.reads)
+	}
+}
+
+// tooBig is a reader that says it holds more than a trace may.
+type tooBig struct{ reads int }
+
+func (b *tooBig) Len() int                   { return trace.MaxJSONSize + 1 }
+func (b *tooBig) Read(p []byte) (int, error) { b.reads++; return len(p), nil }

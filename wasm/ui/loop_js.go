@@ -505,7 +505,7 @@ func (l *jsLoop) publish() {
 	l.setData("bars", strconv.Itoa(l.drv.tl.Bars))
 	l.setData("lanes", strconv.Itoa(l.drv.tl.Lanes))
 	l.setData("runRows", strconv.Itoa(l.drv.tl.RunRows))
-	if snap := l.drv.frame.Snap; snap != nil {
+	if snap := l.drv.lastSnap; snap != nil { // the snapshot drawn
 		l.setData("tasks", strconv.Itoa(len(snap.Tasks)))
 	}
 	// Where a tap would open a waiting or running task, for the

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -58,8 +59,13 @@ type Session struct {
 
 // replay is a trace loaded from a file.
 type replay struct {
-	name       string
-	rec        *trace.Recorder
+	name string
+	// file is the trace as it was loaded, which WriteTrace saves again.
+	// The Recorder it was read into is not kept: the file is bytes the
+	// collector never scans, where the Recorder's tasks are strings it
+	// marks (a third of the marking of a loaded 200,000-task trace, in a
+	// task of the page's thread).
+	file       []byte
 	snap       *trace.Snapshot
 	start, end time.Time       // start is time 0 of its times as shown: the file's ts 0, or its first event
 	first      time.Time       // its first event
@@ -693,15 +699,17 @@ func (s *Session) act(a sim.Action) error {
 	return nil
 }
 
-// WriteTrace writes the run, or the loaded trace, as Chrome Trace Event
-// JSON, which Perfetto opens.
+// WriteTrace writes the run as Chrome Trace Event JSON, which Perfetto
+// opens, or the loaded trace's file as it was loaded.
 func (s *Session) WriteTrace(w io.Writer) error {
 	s.mu.Lock()
 	rec := s.rec
-	if s.replay != nil {
-		rec = s.replay.rec
-	}
+	rp := s.replay
 	s.mu.Unlock()
+	if rp != nil {
+		_, err := w.Write(rp.file)
+		return err
+	}
 	return rec.WriteJSON(w)
 }
 
@@ -734,7 +742,11 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	if hint := notJSON(br); hint != "" {
 		return fmt.Errorf("%s cannot be shown: %s", name, hint)
 	}
-	rec, err := trace.ReadJSONPausing(br, pause)
+	file, err := readFile(br, r)
+	var rec *trace.Recorder
+	if err == nil {
+		rec, err = trace.ParseJSON(file, pause)
+	}
 	if err != nil {
 		return fmt.Errorf("%s cannot be shown: %s", name, strings.TrimPrefix(err.Error(), "trace: "))
 	}
@@ -750,7 +762,7 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.playing = false
-	rp := &replay{name: name, rec: rec, snap: snap, start: start, first: start, end: later(snap.End, start), levels: levels}
+	rp := &replay{name: name, file: file, snap: snap, start: start, first: start, end: later(snap.End, start), levels: levels}
 	rp.loaded = &loaded{index: index, settled: true, pending: facts.pending, noWaits: !facts.waited}
 
 	rp.times = "Times are the trace's own: since its first event."
@@ -778,6 +790,26 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	rp.log.setQuery(s.logQuery)
 	s.replay = rp
 	return nil
+}
+
+// readFile reads a trace file to its end from br, which reads r. When r
+// tells how many bytes it has left (a Len method, as a browser file's
+// fileReader and bytes.Reader have), the file is read into one buffer of
+// its size, not into one that grows by copies (a task of 50 ms for a
+// 57 MB file), and one larger than trace.MaxJSONSize is refused unread.
+func readFile(br *bufio.Reader, r io.Reader) ([]byte, error) {
+	size := -1
+	if l, ok := r.(interface{ Len() int }); ok {
+		size = l.Len() + br.Buffered()
+	}
+	if size > trace.MaxJSONSize {
+		return nil, fmt.Errorf("trace: input larger than %d bytes", trace.MaxJSONSize)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, max(size, 0)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(br, trace.MaxJSONSize+1)); err != nil {
+		return nil, fmt.Errorf("trace: reading: %v", err)
+	}
+	return buf.Bytes(), nil
 }
 
 // prebuildIndex returns the lane index of a large trace's snapshot (see

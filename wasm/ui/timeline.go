@@ -27,6 +27,12 @@ type painter interface {
 	FillPath(path []byte, color string)
 	// StrokePath strokes an SVG path with a line of the given width.
 	StrokePath(path []byte, color string, width float64)
+	// FillRects fills rectangles, given as x, y, width and height in
+	// turn: many of one colour cost one call, and no path text.
+	FillRects(rects []float64, color string)
+	// StrokeRects outlines rectangles, given as FillRects takes them,
+	// with a line of the given width.
+	StrokeRects(rects []float64, color string, width float64)
 	// Text draws s with its baseline's left, centre or right end (align)
 	// at x, y.
 	Text(s string, x, y float64, font, color string, align textAlign)
@@ -1479,17 +1485,17 @@ func tooltipLines(x *trace.Task, f Frame, live bool) []string {
 	return lines
 }
 
-// pathSet gathers SVG path data by colour, so that each colour is filled
+// pathSet gathers rectangles by colour, so that each colour is filled
 // with one call. Its buffers are reused from frame to frame.
 type pathSet struct {
 	colors []string
-	paths  [][]byte
+	rects  [][]float64 // x, y, w, h of each rectangle of colors[i], in turn
 	spare  [2][]byte
 }
 
 func (s *pathSet) reset() {
-	for i := range s.paths {
-		s.paths[i] = s.paths[i][:0]
+	for i := range s.rects {
+		s.rects[i] = s.rects[i][:0]
 	}
 }
 
@@ -1497,52 +1503,53 @@ func (s *pathSet) rect(color string, x, y, w, h float64) {
 	i := slices.Index(s.colors, color)
 	if i < 0 {
 		s.colors = append(s.colors, color)
-		s.paths = append(s.paths, nil)
+		s.rects = append(s.rects, nil)
 		i = len(s.colors) - 1
 	}
-	s.paths[i] = appendRect(s.paths[i], x, y, w, h)
+	s.rects[i] = append(s.rects[i], x, y, w, h)
 }
 
-// flush fills every colour's path, in the order colours were first used.
+// flush fills every colour's rectangles, in the order colours were first
+// used.
 func (s *pathSet) flush(p painter) {
 	for i, c := range s.colors {
-		if len(s.paths[i]) > 0 {
-			p.FillPath(s.paths[i], c)
-			s.paths[i] = s.paths[i][:0]
+		if len(s.rects[i]) > 0 {
+			p.FillRects(s.rects[i], c)
+			s.rects[i] = s.rects[i][:0]
 		}
 	}
 }
 
-// copyFrom makes s hold the paths of o, before o is flushed.
+// copyFrom makes s hold the rectangles of o, before o is flushed.
 func (s *pathSet) copyFrom(o *pathSet) {
 	s.colors = append(s.colors[:0], o.colors...)
-	for len(s.paths) < len(o.paths) {
-		s.paths = append(s.paths, nil)
+	for len(s.rects) < len(o.rects) {
+		s.rects = append(s.rects, nil)
 	}
-	s.paths = s.paths[:len(o.paths)]
-	for i := range o.paths {
-		s.paths[i] = append(s.paths[i][:0], o.paths[i]...)
+	s.rects = s.rects[:len(o.rects)]
+	for i := range o.rects {
+		s.rects[i] = append(s.rects[i][:0], o.rects[i]...)
 	}
 }
 
-// stroke outlines every colour's path with a line of 1 pixel, and empties
-// them if flush.
+// stroke outlines every colour's rectangles with a line of 1 pixel, and
+// empties them if flush.
 func (s *pathSet) stroke(p painter, flush bool) {
 	for i, c := range s.colors {
-		if len(s.paths[i]) > 0 {
-			p.StrokePath(s.paths[i], c, 1)
+		if len(s.rects[i]) > 0 {
+			p.StrokeRects(s.rects[i], c, 1)
 			if flush {
-				s.paths[i] = s.paths[i][:0]
+				s.rects[i] = s.rects[i][:0]
 			}
 		}
 	}
 }
 
-// fill fills every colour's path, as flush does, and keeps them.
+// fill fills every colour's rectangles, as flush does, and keeps them.
 func (s *pathSet) fill(p painter) {
 	for i, c := range s.colors {
-		if len(s.paths[i]) > 0 {
-			p.FillPath(s.paths[i], c)
+		if len(s.rects[i]) > 0 {
+			p.FillRects(s.rects[i], c)
 		}
 	}
 }
@@ -1551,6 +1558,14 @@ func (s *pathSet) fill(p painter) {
 // capacity is reused.
 func (s *pathSet) buf(i int) []byte     { return s.spare[i][:0] }
 func (s *pathSet) keep(i int, b []byte) { s.spare[i] = b[:0] }
+
+// appendRects appends rects (see painter.FillRects) to b as an SVG path.
+func appendRects(b []byte, rects []float64) []byte {
+	for i := 0; i+3 < len(rects); i += 4 {
+		b = appendRect(b, rects[i], rects[i+1], rects[i+2], rects[i+3])
+	}
+	return b
+}
 
 func appendRect(b []byte, x, y, w, h float64) []byte {
 	b = appendCmd(b, 'M', x, y)
