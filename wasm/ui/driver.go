@@ -30,7 +30,7 @@ type driver struct {
 	stats     frameStats
 	lastPanel float64 // in ms, on the frame clock
 	drawn     bool
-	republish bool // the panels are due again once the frame is drawn: a loaded trace's were shown before it was
+	republish bool // the panels are due again after the frame is drawn: a loaded trace's were shown before it was
 	lastMouse Point
 	lastW     float64
 	lastSnap  *trace.Snapshot // a replay is drawn again only when it changes
@@ -136,12 +136,13 @@ func (d *driver) tick(p painter, real time.Duration, nowMS, w, h float64, mouse 
 	}
 	d.lastMouse, d.lastW, d.lastSnap, d.viewed, d.lastSel = mouse, w, f.Snap, d.view, d.tl.Selected
 	d.noteNow()
-	panelDue = f.Changed && nowMS-d.lastPanel >= 50 || nowMS-d.lastPanel >= panelEvery || d.lastPanel == 0 || d.republish && drew
-	if drew {
-		d.republish = false
-	}
+	// Panels shown before the frame was drawn are due again at the next
+	// frame that draws nothing: the drawing and the panels' update each
+	// take a task of their own.
+	panelDue = f.Changed && nowMS-d.lastPanel >= 50 || nowMS-d.lastPanel >= panelEvery || d.lastPanel == 0 || d.republish && d.drawn && !drew
 	if panelDue {
 		d.lastPanel = max(nowMS, 1)
+		d.republish = false
 	}
 	return need, drew, panelDue
 }

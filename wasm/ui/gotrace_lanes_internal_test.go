@@ -170,8 +170,8 @@ func TestLargeTraceIndexPrebuilt(t *testing.T) {
 	if f.Loaded == nil || f.Loaded.index == nil || f.Loaded.index.snap != f.Snap || f.Loaded.index.n != len(f.Snap.Tasks) {
 		t.Fatalf("the frame of a trace of %d tasks carries %+v, want the index of its snapshot", len(f.Snap.Tasks), f.Loaded)
 	}
-	if pauses < len(f.Snap.Tasks)/8192 {
-		t.Errorf("%d pauses while loading %d tasks, want one every 8,192 tasks at least", pauses, len(f.Snap.Tasks))
+	if pauses < len(f.Snap.Tasks)/2048 {
+		t.Errorf("%d pauses while loading %d tasks, want one every 2,048 tasks at least", pauses, len(f.Snap.Tasks))
 	}
 	d := newDriver(s, false)
 	// The frame that finds the trace loaded has the panels change, and

@@ -55,7 +55,7 @@ func (x *laneIndex) buildPausing(snap *trace.Snapshot, pause func()) {
 	x.snap, x.n = nil, 0
 	byLane := make(map[int]*laneTasks)
 	for i := range snap.Tasks {
-		if pause != nil && i%8192 == 8191 {
+		if pause != nil && i%2048 == 2047 {
 			pause()
 		}
 		t := &snap.Tasks[i]
