@@ -46,6 +46,7 @@ func TestPerfRewind(t *testing.T) {
 		}).observe({type: "longtask"});
 		return true;
 	})()`, &ok))
+	b.profileStart(t, "SLUICE_PERF_PROFILE_CHECKPOINTS")
 	b.run(t, "pausing at the end", chromedp.Evaluate(`(() => {
 		const el = document.querySelector('#scrubber');
 		el.value = el.max;
@@ -55,6 +56,7 @@ func TestPerfRewind(t *testing.T) {
 	start := time.Now()
 	b.run(t, "waiting for the checkpoints", chromedp.Poll(built, &ok, chromedp.WithPollingTimeout(waitLong)))
 	building := time.Since(start)
+	b.profileStop(t, "SLUICE_PERF_PROFILE_CHECKPOINTS")
 	var long []float64
 	b.run(t, "reading the long tasks", chromedp.Evaluate(`window.sluiceLong.splice(0)`, &long))
 	report("checkpoints of the 10,000-task run built in the paused page's spare frame time: %.1f s, longest main-thread task %.0f ms, %d over 50 ms",

@@ -159,12 +159,14 @@ func (p *Play) renderScrubber(phase string) app.UI {
 		now = p.rw.seekTo
 	}
 	end := max(p.panel.Rewind.Horizon, p.panel.Now, now)
-	// An arrow key moves by a step, Page Up and Down by a tenth.
+	// An arrow key moves by a step, Page Up and Down by a tenth. The end
+	// is rounded up to a step, so that a drag to it moves forward to the
+	// run's latest moment, never back by a part of a step (a replay).
 	step := 10
 	if end > 30*time.Second {
 		step = 100
 	}
-	nowMS, endMS := int(now/time.Millisecond), max(int(end/time.Millisecond)/step*step, step)
+	nowMS, endMS := int(now/time.Millisecond), max((int(end/time.Millisecond)+step-1)/step*step, step)
 	p.rw.thumbMS = min(nowMS, endMS)
 	text := formatClock(now.Round(10*time.Millisecond)) + " of " + formatClock(end.Round(10*time.Millisecond))
 	return app.Div().ID("rewind").Class("scrubber").

@@ -61,8 +61,8 @@ func (r runSet) stop() {
 // checkpoint is a whole run (runner, recorder, event log) parked at a
 // moment: a seek to a moment at or after it moves it on from there, which
 // takes far less than a replay from 0, and it is used up. While a large
-// run that has been rewound (or moved to a moment) once is paused, the
-// spare time of each frame builds checkpoints at 0 and at each fifth of
+// run is paused (or finished), the spare time of each frame builds
+// checkpoints at 0 and at each fifth of
 // the run's events (checkpointMarks), a slice of virtual time at a time,
 // cut where checkpointBudget runs out (between two timers, or within a
 // burst: see sim.Runner.AdvanceFor), so that a click, a drag of the
@@ -268,7 +268,7 @@ func (s *Session) checkpointMarks(h time.Duration) []time.Duration {
 // held.
 func (s *Session) buildCheckpoints() {
 	c := &s.cps // frame has dropped the stale ones
-	if !s.rw.sought || s.replay != nil || s.unlinked != "" || len(s.queued) > 0 || time.Now().Before(c.quiet) ||
+	if s.replay != nil || s.unlinked != "" || len(s.queued) > 0 || time.Now().Before(c.quiet) ||
 		c.trim() || len(c.parked) >= maxParked && c.building == nil || s.run.Stats().Tasks < checkpointFrom {
 		return // a full set is kept as it is: building one more would stop another
 	}

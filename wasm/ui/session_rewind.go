@@ -23,7 +23,6 @@ import (
 type rewind struct {
 	gen     uint64        // the version of the scenario and its log: a new one with each load and each action (nextGen)
 	acted   bool          // the run took a person's action live: its messages word it so, and it is no checkpoint
-	sought  bool          // the run has been rewound or moved to a moment: it builds checkpoints when paused
 	horizon time.Duration // the furthest moment the run has reached since it was loaded or forked
 	note    string        // the latest fork, in words; "" if none
 	notes   int           // counts forks, so that the page tells each once
@@ -102,7 +101,6 @@ func (s *Session) seek(t time.Duration) error {
 	s.rw.horizon = s.horizonLocked()
 	s.settled()
 	s.cps.quiet = time.Now().Add(checkpointQuiet)
-	s.rw.sought = true
 	return nil
 }
 
