@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hack-pad/safejs"
 )
@@ -68,7 +69,7 @@ const fewRects = 64
 // Bounds on the paths kept: only those long enough to cost, a few.
 const (
 	minCachedPath = 4 << 10
-	maxCachedPath = 16
+	maxCachedPath = 48 // a large trace's first window is drawn in batches (barCache), each of a few colours
 )
 
 // path2D returns a Path2D of path, kept from an earlier call if it was
@@ -382,7 +383,7 @@ func (c *canvasPainter) TextWidth(s, font string) float64 {
 		if len(c.widths) > 16 {
 			clear(c.widths)
 		}
-		ws = make(map[rune]float64)
+		ws = c.measureASCII(font)
 		c.widths[font] = ws
 	}
 	total := 0.0
@@ -395,6 +396,37 @@ func (c *canvasPainter) TextWidth(s, font string) float64 {
 		total += w
 	}
 	return total
+}
+
+// measureASCII returns the widths of the printable ASCII characters in
+// font, measured in one call to web/canvas.js's sluiceWidths (a call into
+// JavaScript costs more than the measuring), or none without it.
+func (c *canvasPainter) measureASCII(font string) map[rune]float64 {
+	ws := make(map[rune]float64, 128)
+	fn, err := safejs.Global().Get("sluiceWidths")
+	if err != nil || fn.Type() != safejs.TypeFunction {
+		return ws
+	}
+	var chars [126 - 32 + 1]byte
+	for i := range chars {
+		chars[i] = byte(32 + i)
+	}
+	c.flush()
+	v, err := fn.Invoke(c.ctx2d, font, string(chars[:]))
+	c.font = font // sluiceWidths set it
+	if err != nil {
+		return ws
+	}
+	out, err := v.String()
+	if err != nil {
+		return ws
+	}
+	for i, f := range strings.Split(out, ",") {
+		if w, err := strconv.ParseFloat(f, 64); err == nil && i < len(chars) {
+			ws[rune(chars[i])] = w
+		}
+	}
+	return ws
 }
 
 // measure asks the canvas for the width of s in font.

@@ -129,7 +129,7 @@ func (d *driver) tick(p painter, real time.Duration, nowMS, w, h float64, mouse 
 	// A replay's snapshot, and a live one that stood still (Same), are
 	// drawn again only when something else changed.
 	still := f.Replay && f.Snap == d.lastSnap || !f.Replay && f.Same
-	if !still || force || !d.drawn || mouse != d.lastMouse || w != d.lastW || d.view != d.viewed || d.tl.Selected != d.lastSel {
+	if !still || force || !d.drawn || d.tl.Partial || mouse != d.lastMouse || w != d.lastW || d.view != d.viewed || d.tl.Selected != d.lastSel {
 		need = d.tl.Draw(p, f, w, h, mouse)
 		drew = true
 		d.drawn = true
@@ -140,6 +140,8 @@ func (d *driver) tick(p painter, real time.Duration, nowMS, w, h float64, mouse 
 	// frame that draws nothing: the drawing and the panels' update each
 	// take a task of their own.
 	panelDue = f.Changed && nowMS-d.lastPanel >= 50 || nowMS-d.lastPanel >= panelEvery || d.lastPanel == 0 || d.republish && d.drawn && !drew
+	// Nor do the panels tell of a drawing with rows still to come.
+	panelDue = panelDue && !d.tl.Partial
 	if panelDue {
 		d.lastPanel = max(nowMS, 1)
 		d.republish = false

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -203,3 +205,71 @@ type tooBig struct{ reads int }
 
 func (b *tooBig) Len() int                   { return trace.MaxJSONSize + 1 }
 func (b *tooBig) Read(p []byte) (int, error) { b.reads++; return len(p), nil }
+
+// TestLargeTraceFirstWindowSlowly draws the first window of a large trace
+// with no time to spare: a frame finds one row's bars, says the drawing
+// is partial, and the next goes on, until the last draws what a window
+// found at once (a zoom's) draws.
+func TestLargeTraceFirstWindowSlowly(t *testing.T) {
+	defer func(was time.Duration) { firstBarsBudget = was }(firstBarsBudget)
+	firstBarsBudget = 0
+	s, err := NewSession(defaultScenarioForBench(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.LoadTrace(bytes.NewReader(largeOwnTrace(indexFrom+5_000)), "large.json"); err != nil {
+		t.Fatal(err)
+	}
+	f := s.Frame(0, defaultSpan)
+	tl := newTimeline(false)
+	var slow TestPainter
+	frames := 0
+	for {
+		slow = TestPainter{}
+		tl.Draw(&slow, f, 1200, 900, Point{})
+		frames++
+		if !tl.Partial {
+			break
+		}
+		if frames > 1000 {
+			t.Fatal("the drawing is still partial after 1,000 frames")
+		}
+	}
+	if frames != len(tl.rows) {
+		t.Errorf("the first window drawn in %d frames, want one a row: %d", frames, len(tl.rows))
+	}
+	whole := newTimeline(false)
+	whole.bars.key.snap = f.Snap // the trace drawn before: a new window is found at once
+	var once TestPainter
+	whole.Draw(&once, f, 1200, 900, Point{})
+	if whole.Partial || once.Rects == 0 {
+		t.Fatalf("a window found at once: partial %v, %d rectangles", whole.Partial, once.Rects)
+	}
+	// The frames' batches are drawn one path each: by colour, the same
+	// rectangles in the same order.
+	slowPaths, slowRest := byColour(slow.Calls)
+	oncePaths, onceRest := byColour(once.Calls)
+	if !maps.Equal(slowPaths, oncePaths) || !slices.Equal(slowRest, onceRest) || slow.Rects != once.Rects {
+		t.Errorf("the last of the frames that found the bars a row at a time drew %d rectangles in %d colours and %d other calls; at once, %d in %d and %d",
+			slow.Rects, len(slowPaths), len(slowRest), once.Rects, len(oncePaths), len(onceRest))
+	}
+}
+
+// byColour returns the paths a TestPainter filled or stroked, joined by
+// colour (and line width) in the order drawn, and its other calls.
+func byColour(calls []string) (paths map[string]string, rest []string) {
+	paths = map[string]string{}
+	for _, c := range calls {
+		f := strings.SplitN(c, " ", 4)
+		switch {
+		case f[0] == "fill" && len(f) >= 3:
+			paths["fill "+f[1]] += strings.Join(f[2:], " ")
+		case f[0] == "stroke" && len(f) == 4:
+			paths["stroke "+f[1]+" "+f[2]] += f[3]
+		default:
+			rest = append(rest, c)
+		}
+	}
+	return paths, rest
+}

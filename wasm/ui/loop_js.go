@@ -419,7 +419,9 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 	need, drew, panelDue := l.drv.tick(l.paint, real, ts, w, l.paint.h, mouse, force)
 	if drew && need != l.paint.h {
 		l.paint.resize(w, need)
+		l.drv.tl.Again = true
 		l.drv.tl.Draw(l.paint, l.drv.frame, w, need, mouse)
+		l.drv.tl.Again = false
 	}
 	l.paint.flush()
 	if drew {

@@ -126,7 +126,12 @@ type timeline struct {
 	// Results of the last Draw.
 	Height float64 // the canvas height the frame needed
 	Bars   int     // task bars drawn
-	Lanes  int     // lanes drawn (placeholders included)
+	// Partial is set when the frame drew only some rows' bars of a large
+	// trace's first window: the next frame draws more. Again is set by a
+	// caller that draws a frame again (at another height): it finds no
+	// more of them.
+	Partial, Again bool
+	Lanes          int // lanes drawn (placeholders included)
 	// RunRows are the rows of a Go execution trace's goroutines and procs
 	// drawn (Frame.Loaded), a "+N more lanes" row included.
 	RunRows int
@@ -239,7 +244,7 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	t.Height = math.Ceil(g.h)
 
 	t.hits = t.hits[:0]
-	t.Bars, t.Lanes, t.Hover, t.Wide = 0, len(t.rows), nil, t.Wide[:0]
+	t.Bars, t.Lanes, t.Hover, t.Wide, t.Partial = 0, len(t.rows), nil, t.Wide[:0], false
 	t.selShown = false
 	p.Clear(colBackground)
 	t.drawLaneBackgrounds(p, &g, snap)
@@ -1002,43 +1007,27 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 	b.runs = make([]barRun, len(t.rows))
 	// The queue's chips came first: their hits and selection are kept.
 	key, hits0, sel0, shown0 := t.barKey(g, f), len(t.hits), t.selRect, t.selShown
-	if c := &t.bars; f.Replay && len(snap.Tasks) > indexFrom && c.key == key {
-		// A large loaded trace whose bars are drawn already: as they
-		// were, while only the pointer moves.
-		c.fills.fill(p)
-		c.edges.stroke(p, false)
-		c.caps.fill(p)
-		t.hits = append(t.hits, c.hits[:min(len(c.hits), maxHits-len(t.hits))]...)
+	if c := &t.bars; f.Replay && len(snap.Tasks) > indexFrom {
+		// A large loaded trace. Its bars are found once for a window and
+		// drawn again as they were while only the pointer moves. The
+		// first window of a trace is found a few rows a frame, within
+		// firstBarsBudget, so that no task of the page's thread holds
+		// them all; a later window (a zoom) all at once.
+		if c.key != key {
+			c.start(key, c.key.snap != snap)
+		}
+		if c.done < len(t.rows) && !(c.slowly && t.Again) {
+			t.findBars(b, c, hits0)
+		}
+		c.draw(p)
+		t.hits = append(t.hits[:hits0], c.hits[:min(len(c.hits), maxHits-hits0)]...)
 		t.Bars = c.bars
+		t.selRect, t.selShown = sel0, shown0
 		if c.selShown {
 			t.selRect, t.selShown = c.selRect, true
 		}
 		b.labels = c.labels
-	} else if f.Replay && len(snap.Tasks) > indexFrom {
-		t.selShown = false
-		// A large loaded trace: each lane's tasks in order of start, so
-		// that the window and the pixels are found by binary search.
-		t.index.use(f.Loaded, snap)
-		t.index.build(snap)
-		from, to := g.timeAt(g.plotL), g.timeAt(g.plotR)
-		for row, r := range t.rows {
-			for _, l := range r.lanes {
-				t.index.each(l.ID, from, to, func(i int, s, e int64) int64 { return b.draw(i, row, s, e) })
-			}
-		}
-		for row := range b.runs {
-			b.flush(row)
-		}
-		c.key = key
-		c.fills.copyFrom(&t.fills)
-		c.caps.copyFrom(&t.caps)
-		c.edges.copyFrom(&t.edges)
-		c.hits = append(c.hits[:0], t.hits[hits0:]...)
-		c.bars, c.selRect, c.selShown = t.Bars, t.selRect, t.selShown
-		c.labels = append(c.labels[:0], b.labels...)
-		if !t.selShown {
-			t.selRect, t.selShown = sel0, shown0
-		}
+		t.Partial = c.done < len(t.rows)
 	} else {
 		for i := range snap.Tasks {
 			x := &snap.Tasks[i]
@@ -1085,16 +1074,107 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 
 // barCache holds the bars drawBars drew of a loaded trace, and what it
 // noted of them, to draw them again while key stays: a pointer that moves
-// over a large trace costs no pass over its tasks.
+// over a large trace costs no pass over its tasks. It holds the bars of
+// the first done rows; a window's first frames may find them a few rows
+// at a time (slowly).
 type barCache struct {
-	key         barKey
-	fills, caps pathSet
-	edges       pathSet
-	hits        []hit
-	labels      []barLabel
-	bars        int
-	selRect     [4]float64
-	selShown    bool
+	key    barKey
+	done   int  // rows whose bars are found
+	slowly bool // find them within firstBarsBudget a frame
+	// batches are the bars found by each frame that found some (one,
+	// unless slowly): drawn as they are, each batch's paths are made
+	// once (canvasPainter keeps them), where one set growing each frame
+	// would be made anew each frame.
+	batches  []barBatch
+	nEdges   int
+	hits     []hit
+	labels   []barLabel
+	bars     int
+	selRect  [4]float64
+	selShown bool
+}
+
+// barBatch is bars found in one frame, by colour.
+type barBatch struct {
+	fills, caps, edges pathSet
+}
+
+func (b *barBatch) clear() {
+	b.fills.clear()
+	b.caps.clear()
+	b.edges.clear()
+}
+
+// draw draws the bars c holds: every batch's fills, outlines, then end
+// caps.
+func (c *barCache) draw(p painter) {
+	for i := range c.batches {
+		c.batches[i].fills.fill(p)
+	}
+	for i := range c.batches {
+		c.batches[i].edges.stroke(p, false)
+	}
+	for i := range c.batches {
+		c.batches[i].caps.fill(p)
+	}
+}
+
+// firstBarsBudget is the time a frame spends finding the bars of a large
+// trace's first window, after the first row. Tests set it.
+var firstBarsBudget = 16 * time.Millisecond
+
+// start empties c for the bars of key, to be found slowly or not.
+func (c *barCache) start(key barKey, slowly bool) {
+	c.key, c.done, c.slowly = key, 0, slowly
+	for i := range c.batches {
+		c.batches[i].clear()
+	}
+	c.batches = c.batches[:0]
+	c.nEdges, c.bars = 0, 0
+	c.hits, c.labels = c.hits[:0], c.labels[:0]
+	c.selShown = false
+}
+
+// findBars finds the bars of the rows of a large trace that c does not
+// hold yet, or as many as firstBarsBudget allows when c finds them
+// slowly, and adds them to c. t.hits holds the queue's chips' hits up to
+// hits0; b is the frame's pass, which the caller draws c's labels with.
+func (t *timeline) findBars(b *barPass, c *barCache, hits0 int) {
+	snap := b.f.Snap
+	// Each lane's tasks in order of start, so that the window and the
+	// pixels are found by binary search.
+	t.index.use(b.f.Loaded, snap)
+	t.index.build(snap)
+	from, to := b.g.timeAt(b.g.plotL), b.g.timeAt(b.g.plotR)
+	t.selShown = false
+	t.Bars, t.nEdges = 0, c.nEdges
+	until := time.Now().Add(firstBarsBudget)
+	for row, first := c.done, c.done; row < len(t.rows); row++ {
+		if c.slowly && row > first && !time.Now().Before(until) {
+			break
+		}
+		for _, l := range t.rows[row].lanes {
+			t.index.each(l.ID, from, to, func(i int, s, e int64) int64 { return b.draw(i, row, s, e) })
+		}
+		b.flush(row)
+		c.done = row + 1
+	}
+	if len(c.batches) < cap(c.batches) {
+		c.batches = c.batches[:len(c.batches)+1] // the sets of an earlier window
+	} else {
+		c.batches = append(c.batches, barBatch{})
+	}
+	nb := &c.batches[len(c.batches)-1]
+	nb.fills.add(&t.fills)
+	nb.caps.add(&t.caps)
+	nb.edges.add(&t.edges)
+	c.nEdges = t.nEdges
+	c.hits = append(c.hits, t.hits[hits0:]...)
+	c.labels = append(c.labels, b.labels...)
+	c.bars += t.Bars
+	if t.selShown {
+		c.selRect, c.selShown = t.selRect, true
+	}
 }
 
 // barKey is what the bars of a loaded trace depend on.
@@ -1520,15 +1600,31 @@ func (s *pathSet) flush(p painter) {
 	}
 }
 
-// copyFrom makes s hold the rectangles of o, before o is flushed.
-func (s *pathSet) copyFrom(o *pathSet) {
-	s.colors = append(s.colors[:0], o.colors...)
-	for len(s.rects) < len(o.rects) {
-		s.rects = append(s.rects, nil)
-	}
-	s.rects = s.rects[:len(o.rects)]
-	for i := range o.rects {
-		s.rects[i] = append(s.rects[i][:0], o.rects[i]...)
+// clear empties s of every colour.
+func (s *pathSet) clear() {
+	s.reset()
+	s.colors, s.rects = s.colors[:0], s.rects[:0]
+}
+
+// add adds the rectangles of o to s, colour by colour, and empties o.
+func (s *pathSet) add(o *pathSet) {
+	for i, c := range o.colors {
+		if len(o.rects[i]) == 0 {
+			continue
+		}
+		j := slices.Index(s.colors, c)
+		if j < 0 {
+			s.colors = append(s.colors, c)
+			if len(s.rects) < cap(s.rects) {
+				s.rects = s.rects[:len(s.rects)+1] // a buffer of an earlier colour
+			} else {
+				s.rects = append(s.rects, nil)
+			}
+			j = len(s.colors) - 1
+			s.rects[j] = s.rects[j][:0]
+		}
+		s.rects[j] = append(s.rects[j], o.rects[i]...)
+		o.rects[i] = o.rects[i][:0]
 	}
 }
 
