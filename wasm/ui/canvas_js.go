@@ -34,21 +34,45 @@ type canvasPainter struct {
 	// web/canvas.js's sluiceTexts to draw in one call (flush): the state
 	// fields above are the context's once they are.
 	texts   []byte
-	batcher safejs.Value // sluiceTexts, once the page has it
-	retry   int          // Text calls until the next look for it
+	batcher pageFunc // sluiceTexts
 
 	paths []cachedPath // large paths made into Path2D objects, kept for the next frames
 	uses  int          // FillPath calls so far, to find the least recently used path
 
 	// Rectangles reach the page as float32s (FillRects): packed is their
 	// bytes; rectBytes is a Uint8Array the page reads them from, of
-	// rectCap bytes; rectMaker is web/canvas.js's sluiceRects, once the
-	// page has it.
+	// rectCap bytes, for rectMaker.
 	packed    []byte
 	rectBytes safejs.Value
 	rectCap   int
-	rectMaker safejs.Value
-	rectRetry int
+	rectMaker pageFunc // sluiceRects
+
+	widthsOf pageFunc // sluiceWidths
+}
+
+// pageFunc is a function of web/canvas.js, looked for again after every
+// 256 calls until the page has it (the script loads beside app.wasm).
+type pageFunc struct {
+	name  string
+	fn    safejs.Value
+	retry int
+}
+
+// get returns the function, if the page has it.
+func (f *pageFunc) get() (safejs.Value, bool) {
+	if f.fn.IsUndefined() || f.fn.IsNull() {
+		if f.retry > 0 {
+			f.retry--
+			return f.fn, false
+		}
+		v, err := safejs.Global().Get(f.name)
+		if err != nil || v.Type() != safejs.TypeFunction {
+			f.retry = 256 // the script is not there (yet)
+			return f.fn, false
+		}
+		f.fn = v
+	}
+	return f.fn, true
 }
 
 // cachedPath is a Path2D object and the path or the rectangles it was
@@ -87,7 +111,8 @@ func (c *canvasPainter) path2D(path []byte) (safejs.Value, error) {
 // rectangles, or a page without web/canvas.js, from an SVG path, in one
 // call instead of two.
 func (c *canvasPainter) rects2D(rects []float64) (safejs.Value, error) {
-	if len(rects) < 4*fewRects || !c.rectsMade() {
+	maker, ok := c.rectMaker.get()
+	if len(rects) < 4*fewRects || !ok {
 		return c.path2D(appendRects(nil, rects))
 	}
 	return c.cached(len(rects) >= minCachedPath/8,
@@ -112,26 +137,9 @@ func (c *canvasPainter) rects2D(rects []float64) (safejs.Value, error) {
 			if _, err := safejs.CopyBytesToJS(c.rectBytes, b); err != nil {
 				return safejs.Value{}, err
 			}
-			return c.rectMaker.Invoke(c.rectBytes, len(rects)/4)
+			return maker.Invoke(c.rectBytes, len(rects)/4)
 		},
 		func(cp *cachedPath) { cp.src, cp.rects = cp.src[:0], append(cp.rects[:0:0], rects...) })
-}
-
-// rectsMade reports whether the page has sluiceRects.
-func (c *canvasPainter) rectsMade() bool {
-	if c.rectMaker.IsUndefined() || c.rectMaker.IsNull() {
-		if c.rectRetry > 0 {
-			c.rectRetry--
-			return false
-		}
-		v, err := safejs.Global().Get("sluiceRects")
-		if err != nil || v.Type() != safejs.TypeFunction {
-			c.rectRetry = 256 // the script is not there (yet)
-			return false
-		}
-		c.rectMaker = v
-	}
-	return true
 }
 
 // cached returns the Path2D of the kept entry that same matches, else
@@ -182,7 +190,8 @@ func newCanvasPainter(canvas safejs.Value) (*canvasPainter, error) {
 			dpr = f
 		}
 	}
-	return &canvasPainter{canvas: canvas, ctx2d: ctx2d, path2DCtor: path2D, dpr: dpr, widths: make(map[string]map[rune]float64)}, nil
+	return &canvasPainter{canvas: canvas, ctx2d: ctx2d, path2DCtor: path2D, dpr: dpr, widths: make(map[string]map[rune]float64),
+		batcher: pageFunc{name: "sluiceTexts"}, rectMaker: pageFunc{name: "sluiceRects"}, widthsOf: pageFunc{name: "sluiceWidths"}}, nil
 }
 
 // cssWidth returns the canvas's width on the page, in CSS pixels.
@@ -227,57 +236,48 @@ func (c *canvasPainter) FillRect(x, y, w, h float64, color string) {
 }
 
 func (c *canvasPainter) FillPath(path []byte, color string) {
-	c.flush()
-	if len(path) == 0 {
-		return
+	if len(path) > 0 {
+		p, err := c.path2D(path)
+		c.fill2D(p, err, color)
 	}
-	p, err := c.path2D(path)
-	if err != nil {
-		return
-	}
-	c.setFill(color)
-	c.ctx2d.Call("fill", p)
 }
 
 func (c *canvasPainter) FillRects(rects []float64, color string) {
-	c.flush()
-	if len(rects) == 0 {
-		return
+	if len(rects) > 0 {
+		p, err := c.rects2D(rects)
+		c.fill2D(p, err, color)
 	}
-	p, err := c.rects2D(rects)
-	if err != nil {
-		return
-	}
-	c.setFill(color)
-	c.ctx2d.Call("fill", p)
 }
 
 func (c *canvasPainter) StrokePath(path []byte, color string, width float64) {
-	c.flush()
-	if len(path) == 0 {
-		return
+	if len(path) > 0 {
+		p, err := c.path2D(path)
+		c.stroke2D(p, err, color, width)
 	}
-	p, err := c.path2D(path)
-	if err != nil {
-		return
-	}
-	c.stroke2D(p, color, width)
 }
 
 func (c *canvasPainter) StrokeRects(rects []float64, color string, width float64) {
-	c.flush()
-	if len(rects) == 0 {
-		return
+	if len(rects) > 0 {
+		p, err := c.rects2D(rects)
+		c.stroke2D(p, err, color, width)
 	}
-	p, err := c.rects2D(rects)
+}
+
+// fill2D fills the Path2D p, unless making it failed (err).
+func (c *canvasPainter) fill2D(p safejs.Value, err error, color string) {
 	if err != nil {
 		return
 	}
-	c.stroke2D(p, color, width)
+	c.setFill(color) // after the texts batched before
+	c.ctx2d.Call("fill", p)
 }
 
-// stroke2D strokes the Path2D p.
-func (c *canvasPainter) stroke2D(p safejs.Value, color string, width float64) {
+// stroke2D strokes the Path2D p, unless making it failed (err).
+func (c *canvasPainter) stroke2D(p safejs.Value, err error, color string, width float64) {
+	if err != nil {
+		return
+	}
+	c.flush() // the texts batched before
 	if color != c.stroke {
 		c.stroke = color
 		c.ctx2d.Set("strokeStyle", color)
@@ -342,19 +342,8 @@ func (c *canvasPainter) Text(s string, x, y float64, font, color string, align t
 
 // batching reports whether Text batches: once the page has sluiceTexts.
 func (c *canvasPainter) batching() bool {
-	if c.batcher.IsUndefined() || c.batcher.IsNull() {
-		if c.retry > 0 {
-			c.retry--
-			return false
-		}
-		v, err := safejs.Global().Get("sluiceTexts")
-		if err != nil || v.Type() != safejs.TypeFunction {
-			c.retry = 256 // the script is not there (yet)
-			return false
-		}
-		c.batcher = v
-	}
-	return true
+	_, ok := c.batcher.get()
+	return ok
 }
 
 // flush draws the batched texts. Every other drawing, and the end of a
@@ -366,7 +355,7 @@ func (c *canvasPainter) flush() {
 	}
 	s := string(c.texts)
 	c.texts = c.texts[:0]
-	if _, err := c.batcher.Invoke(c.ctx2d, s); err != nil {
+	if _, err := c.batcher.fn.Invoke(c.ctx2d, s); err != nil {
 		c.fill, c.font, c.align = "", "", 255 // the context's state is unknown
 	}
 }
@@ -403,8 +392,8 @@ func (c *canvasPainter) TextWidth(s, font string) float64 {
 // JavaScript costs more than the measuring), or none without it.
 func (c *canvasPainter) measureASCII(font string) map[rune]float64 {
 	ws := make(map[rune]float64, 128)
-	fn, err := safejs.Global().Get("sluiceWidths")
-	if err != nil || fn.Type() != safejs.TypeFunction {
+	fn, ok := c.widthsOf.get()
+	if !ok {
 		return ws
 	}
 	var chars [126 - 32 + 1]byte

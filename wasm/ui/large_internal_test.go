@@ -124,19 +124,26 @@ func BenchmarkLoadLargeTrace(b *testing.B) {
 
 func defaultScenarioForBench() sim.Scenario { return sim.Presets()[0].Scenario }
 
-// A large loaded trace's bars, drawn again from what the last frame drew
-// while only the pointer moves, are the bars a fresh pass draws, with the
-// same hits and selection; a new window draws them anew.
-func TestDrawLargeTraceAgain(t *testing.T) {
+// loadLarge returns the first frame of a session showing a large trace
+// (a Recorder's, of 25,000 tasks over 500 keys).
+func loadLarge(t *testing.T) Frame {
+	t.Helper()
 	s, err := NewSession(defaultScenarioForBench(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(s.Close)
 	if err := s.LoadTrace(bytes.NewReader(largeOwnTrace(indexFrom+5_000)), "large.json"); err != nil {
 		t.Fatal(err)
 	}
-	f := s.Frame(0, defaultSpan)
+	return s.Frame(0, defaultSpan)
+}
+
+// A large loaded trace's bars, drawn again from what the last frame drew
+// while only the pointer moves, are the bars a fresh pass draws, with the
+// same hits and selection; a new window draws them anew.
+func TestDrawLargeTraceAgain(t *testing.T) {
+	f := loadLarge(t)
 	draw := func(tl *timeline, f Frame, mouse Point) *TestPainter {
 		var p TestPainter
 		tl.Draw(&p, f, 1200, 400, mouse)
@@ -213,16 +220,9 @@ func (b *tooBig) Read(p []byte) (int, error) { b.reads++; return len(p), nil }
 func TestLargeTraceFirstWindowSlowly(t *testing.T) {
 	defer func(was time.Duration) { firstBarsBudget = was }(firstBarsBudget)
 	firstBarsBudget = 0
-	s, err := NewSession(defaultScenarioForBench(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.LoadTrace(bytes.NewReader(largeOwnTrace(indexFrom+5_000)), "large.json"); err != nil {
-		t.Fatal(err)
-	}
-	f := s.Frame(0, defaultSpan)
+	f := loadLarge(t)
 	tl := newTimeline(false)
+	tl.Slowly = true // as the page's frame loop has it
 	var slow TestPainter
 	frames := 0
 	for {
@@ -239,8 +239,7 @@ func TestLargeTraceFirstWindowSlowly(t *testing.T) {
 	if frames != len(tl.rows) {
 		t.Errorf("the first window drawn in %d frames, want one a row: %d", frames, len(tl.rows))
 	}
-	whole := newTimeline(false)
-	whole.bars.key.snap = f.Snap // the trace drawn before: a new window is found at once
+	whole := newTimeline(false) // not Slowly: found at once
 	var once TestPainter
 	whole.Draw(&once, f, 1200, 900, Point{})
 	if whole.Partial || once.Rects == 0 {

@@ -79,6 +79,7 @@ func startLoop(ctx app.Context, p *Play) func() {
 		return nil
 	}
 	l := &jsLoop{drv: p.drv, paint: paint, canvas: canvas, first: true, pointers: make(map[float64]Point)}
+	p.drv.tl.Slowly = true // a large trace's first window over several frames
 	l.listenPointers()
 	l.listenNav(p.Embed)
 

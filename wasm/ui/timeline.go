@@ -126,12 +126,13 @@ type timeline struct {
 	// Results of the last Draw.
 	Height float64 // the canvas height the frame needed
 	Bars   int     // task bars drawn
-	// Partial is set when the frame drew only some rows' bars of a large
-	// trace's first window: the next frame draws more. Again is set by a
-	// caller that draws a frame again (at another height): it finds no
-	// more of them.
-	Partial, Again bool
-	Lanes          int // lanes drawn (placeholders included)
+	// Slowly, set by the page's frame loop, has the bars of a large
+	// trace's first window found a few rows a frame (firstBarsBudget).
+	// Partial is set when the frame drew only some rows' bars: the next
+	// frame draws more. Again is set by a caller that draws a frame again
+	// (at another height): it finds no more of them.
+	Slowly, Partial, Again bool
+	Lanes                  int // lanes drawn (placeholders included)
 	// RunRows are the rows of a Go execution trace's goroutines and procs
 	// drawn (Frame.Loaded), a "+N more lanes" row included.
 	RunRows int
@@ -1009,12 +1010,12 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 	key, hits0, sel0, shown0 := t.barKey(g, f), len(t.hits), t.selRect, t.selShown
 	if c := &t.bars; f.Replay && len(snap.Tasks) > indexFrom {
 		// A large loaded trace. Its bars are found once for a window and
-		// drawn again as they were while only the pointer moves. The
-		// first window of a trace is found a few rows a frame, within
-		// firstBarsBudget, so that no task of the page's thread holds
-		// them all; a later window (a zoom) all at once.
+		// drawn again as they were while only the pointer moves. On the
+		// page (Slowly), the first window of a trace is found a few rows
+		// a frame, within firstBarsBudget, so that no task of the page's
+		// thread holds them all; a later window (a zoom) all at once.
 		if c.key != key {
-			c.start(key, c.key.snap != snap)
+			c.start(key, t.Slowly && c.key.snap != snap)
 		}
 		if c.done < len(t.rows) && !(c.slowly && t.Again) {
 			t.findBars(b, c, hits0)
