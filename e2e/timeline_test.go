@@ -480,10 +480,26 @@ func TestLargeOwnTrace(t *testing.T) {
 	}
 	b.largeFrames(t, n)
 	b.screenshot(t, "large-own-trace.png")
+	b.logFits(t, "desktop")
 	b.phone(t)
 	b.run(t, "fitting the phone", chromedp.Sleep(300*time.Millisecond))
 	b.viewShot(t, "large-own-trace-phone.png")
+	b.logFits(t, "phone")
 	b.checkErrors(t)
+}
+
+// logFits checks that no part of an event log row ("checkout order
+// 199999", then its kind) runs over the next: what does not fit its box
+// is cut.
+func (b *browser) logFits(t *testing.T, size string) {
+	t.Helper()
+	var over []string
+	b.run(t, "reading the event log's rows", chromedp.Evaluate(`[...document.querySelectorAll('#log li:not(.log-spacer) span')]
+		.filter((s) => s.scrollWidth > s.clientWidth + 1 && getComputedStyle(s).overflowX !== 'hidden')
+		.map((s) => s.className + ": " + s.textContent)`, &over))
+	if len(over) > 0 {
+		t.Errorf("%s: %d event log fields run over the next, such as %q", size, len(over), over[0])
+	}
 }
 
 // loadLarge loads the trace file of n tasks into a new playground, showing

@@ -90,10 +90,14 @@ func (l *LogPanel) Render() app.UI {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := &entries[i]
 		f := entryFields(l.Primitive, l.Origin, e)
+		task := app.Span().Class("log-task").Text(f[1])
+		if len(f[1]) > 16 {
+			task = task.Title("%s", f[1]) // the row cuts it short
+		}
 		rows = append(rows, app.Li().Class("log-"+eventVerbClass(e.Kind)).
 			Aria("posinset", first+len(entries)-i).Aria("setsize", l.Matches).Body(
 			app.Span().Class("log-time").Text(f[0]),
-			app.Span().Class("log-task").Text(f[1]),
+			task,
 			app.Span().Class("log-kind").Text(f[2]),
 			app.Span().Class("log-detail").Text(f[3]),
 		))
