@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -713,12 +714,19 @@ func (s *Session) WriteTrace(w io.Writer) error {
 	return rec.WriteJSON(w)
 }
 
-// TraceName is the file name a download of the session's trace gets.
+// TraceName is the file name a download of the session's trace gets: a
+// loaded trace's own, with ".json" for the extension of one read as
+// something else (a Go execution trace's trace.out comes back as the JSON
+// timeline read from it).
 func (s *Session) TraceName() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.replay != nil {
-		return s.replay.name
+		name := s.replay.name
+		if ext := path.Ext(name); ext != ".json" {
+			name = strings.TrimSuffix(name, ext) + ".json"
+		}
+		return name
 	}
 	return fmt.Sprintf("sluice-%s-%d.json", s.sc.Primitive, s.sc.Seed)
 }

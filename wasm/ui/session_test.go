@@ -516,6 +516,17 @@ func TestLoadTrace(t *testing.T) {
 	if err := s.WriteTrace(&again); err != nil || !bytes.Equal(again.Bytes(), buf.Bytes()) {
 		t.Errorf("the loaded trace written again differs (err %v)", err)
 	}
+	if got := s.TraceName(); got != "run.json" {
+		t.Errorf("TraceName() of run.json = %q, want it kept", got)
+	}
+	// A Go execution trace is loaded as the JSON timeline read from it,
+	// and saved as JSON.
+	if err := s.LoadTrace(bytes.NewReader(buf.Bytes()), "service.out"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.TraceName(); got != "service.json" {
+		t.Errorf("TraceName() of service.out = %q, want service.json", got)
+	}
 	s.BackToLive()
 	if pn := s.Panel(); pn.Phase == "replay" {
 		t.Errorf("phase after BackToLive = %q", pn.Phase)
