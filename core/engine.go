@@ -284,9 +284,11 @@ func (e *engine) dropRoom(r *room) {
 }
 
 // grantLocked accepts the tasks of waiting Submit calls that now fit,
-// oldest first, and wakes those calls.
+// oldest first, and wakes those calls, while the engine takes new tasks: a
+// shard not closed yet grants nothing once its queue's Close or Drain has
+// begun (another shard's task canceled by the Close may have left room).
 func (e *engine) grantLocked() {
-	for i := 0; i < len(e.rooms) && e.state == engOpen; {
+	for i := 0; i < len(e.rooms) && e.openLocked(); {
 		r := e.rooms[i]
 		if !e.fitsLocked(r.lane) {
 			if e.capacity > 0 && e.queued+e.taken >= e.capacity {
