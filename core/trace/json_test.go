@@ -52,7 +52,9 @@ func checkRoundTrip(t *testing.T, rec *trace.Recorder) *trace.Recorder {
 	if b2 := writeJSON(t, got); !bytes.Equal(b1, b2) {
 		t.Errorf("write -> read -> write differs at %s", firstDiff(b1, b2))
 	}
-	if parsed, err := trace.ParseJSON(b1, nil); err != nil {
+	if file, err := trace.ReadAll(bytes.NewReader(b1)); err != nil || !bytes.Equal(file, b1) {
+		t.Errorf("ReadAll read %d bytes of %d (%v)", len(file), len(b1), err)
+	} else if parsed, err := trace.ParseJSON(file, nil); err != nil {
 		t.Errorf("ParseJSON(WriteJSON()) = %v", err)
 	} else if b3 := writeJSON(t, parsed); !bytes.Equal(b1, b3) {
 		t.Errorf("write -> ParseJSON -> write differs at %s", firstDiff(b1, b3))

@@ -81,6 +81,24 @@ func ParseJSON(data []byte, pause func(done float64)) (*Recorder, error) {
 	return parseJSON(data, nil, pause)
 }
 
+// ReadAll reads a trace file from r for ParseJSON, as ReadJSON reads
+// its input: to its end, into one buffer of the size r tells when it has
+// a Len method (as bytes.Reader has), not one that grows by copies. It
+// refuses more than MaxJSONSize bytes, unread when r tells its size, with
+// an error prefixed "trace:", as it does a failed read.
+func ReadAll(r io.Reader) ([]byte, error) {
+	data, err := readAll(r)
+	switch {
+	case err == errTooLarge:
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("trace: reading: %v", err)
+	case len(data) > MaxJSONSize:
+		return nil, errTooLarge
+	}
+	return data, nil
+}
+
 func readJSON(r io.Reader, pause func(float64)) (*Recorder, error) {
 	data, rerr := readAll(r)
 	if rerr == errTooLarge {

@@ -43,6 +43,7 @@ type canvasPainter struct {
 	// bytes; rectBytes is a Uint8Array the page reads them from, of
 	// rectCap bytes, for rectMaker.
 	packed    []byte
+	svg       []byte // the path of a few rectangles
 	rectBytes safejs.Value
 	rectCap   int
 	rectMaker pageFunc // sluiceRects
@@ -92,8 +93,9 @@ const fewRects = 64
 
 // Bounds on the paths kept: only those long enough to cost, a few.
 const (
-	minCachedPath = 4 << 10
-	maxCachedPath = 48 // a large trace's first window is drawn in batches (barCache), each of a few colours
+	minCachedPath  = 4 << 10 // bytes of path text
+	minCachedRects = 128     // rectangles, about as much path
+	maxCachedPath  = 48      // a large trace's first window is drawn in batches (barCache), each of a few colours
 )
 
 // path2D returns a Path2D of path, kept from an earlier call if it was
@@ -113,9 +115,10 @@ func (c *canvasPainter) path2D(path []byte) (safejs.Value, error) {
 func (c *canvasPainter) rects2D(rects []float64) (safejs.Value, error) {
 	maker, ok := c.rectMaker.get()
 	if len(rects) < 4*fewRects || !ok {
-		return c.path2D(appendRects(nil, rects))
+		c.svg = appendRects(c.svg[:0], rects)
+		return c.path2D(c.svg)
 	}
-	return c.cached(len(rects) >= minCachedPath/8,
+	return c.cached(len(rects) >= 4*minCachedRects,
 		func(cp *cachedPath) bool { return cp.rects != nil && slices.Equal(cp.rects, rects) },
 		func() (safejs.Value, error) {
 			b := c.packed[:0]

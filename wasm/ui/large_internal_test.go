@@ -194,15 +194,15 @@ func TestReadFileInOneBuffer(t *testing.T) {
 	if _, err := br.Peek(64); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readFile(br, r)
+	got, err := trace.ReadAll(peeked{br, r})
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("read %d bytes (%v), want the %d of the file", len(got), err, len(data))
 	}
-	if want := len(data) + bytes.MinRead; cap(got) != want {
-		t.Errorf("read into a buffer of %d bytes, want one of %d: the file's size and a read's margin", cap(got), want)
+	if want := len(data) + 1; cap(got) != want {
+		t.Errorf("read into a buffer of %d bytes, want one of %d: the file's size and the byte that finds its end", cap(got), want)
 	}
 	big := &tooBig{}
-	if _, err := readFile(bufio.NewReader(big), big); err == nil || big.reads > 0 {
+	if _, err := trace.ReadAll(peeked{bufio.NewReader(big), big}); err == nil || big.reads > 0 {
 		t.Errorf("a file of %d bytes: %v after %d reads, want it refused unread", big.Len(), err, big.reads)
 	}
 }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -750,7 +749,11 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	if hint := notJSON(br); hint != "" {
 		return fmt.Errorf("%s cannot be shown: %s", name, hint)
 	}
-	file, err := readFile(br, r)
+	var in io.Reader = br
+	if l, ok := r.(lener); ok {
+		in = peeked{br, l}
+	}
+	file, err := trace.ReadAll(in)
 	var rec *trace.Recorder
 	if err == nil {
 		rec, err = trace.ParseJSON(file, pause)
@@ -800,25 +803,20 @@ func (s *Session) LoadTracePausing(r io.Reader, name string, pause func(done flo
 	return nil
 }
 
-// readFile reads a trace file to its end from br, which reads r. When r
-// tells how many bytes it has left (a Len method, as a browser file's
-// fileReader and bytes.Reader have), the file is read into one buffer of
-// its size, not into one that grows by copies (a task of 50 ms for a
-// 57 MB file), and one larger than trace.MaxJSONSize is refused unread.
-func readFile(br *bufio.Reader, r io.Reader) ([]byte, error) {
-	size := -1
-	if l, ok := r.(interface{ Len() int }); ok {
-		size = l.Len() + br.Buffered()
-	}
-	if size > trace.MaxJSONSize {
-		return nil, fmt.Errorf("trace: input larger than %d bytes", trace.MaxJSONSize)
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, max(size, 0)+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(br, trace.MaxJSONSize+1)); err != nil {
-		return nil, fmt.Errorf("trace: reading: %v", err)
-	}
-	return buf.Bytes(), nil
+// lener is a reader that tells how many bytes it has left, as a browser
+// file's fileReader and bytes.Reader do.
+type lener interface{ Len() int }
+
+// peeked is a reader peeked at through a bufio.Reader that still tells
+// how much is left, so that trace.ReadAll reads it into one buffer of its
+// size rather than one that grows by copies (a task of 50 ms for a 57 MB
+// file), and refuses one too large unread.
+type peeked struct {
+	*bufio.Reader
+	under lener
 }
+
+func (p peeked) Len() int { return p.under.Len() + p.Buffered() }
 
 // prebuildIndex returns the lane index of a large trace's snapshot (see
 // Frame.Loaded), built in slices between calls of pause, or nil for a

@@ -188,6 +188,7 @@ type geometry struct {
 	plotL, plotR float64
 	from, to     time.Duration
 	origin       time.Time
+	originNs     int64 // origin in Unix nanoseconds, for xn
 	queueTop     float64
 	laneTop      float64
 	laneH        float64
@@ -206,7 +207,7 @@ func (g *geometry) x(d time.Duration) float64 {
 func (g *geometry) xt(t time.Time) float64 { return g.x(t.Sub(g.origin)) }
 
 // xn is xt of a time in Unix nanoseconds.
-func (g *geometry) xn(ns int64) float64 { return g.x(time.Duration(ns - g.origin.UnixNano())) }
+func (g *geometry) xn(ns int64) float64 { return g.x(time.Duration(ns - g.originNs)) }
 
 // timeAt returns the time at x pixels.
 func (g *geometry) timeAt(x float64) time.Time {
@@ -223,7 +224,7 @@ func (g *geometry) timeAt(x float64) time.Time {
 // under it, which t.Hover keeps until the next Draw.
 func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	snap := f.Snap
-	g := geometry{w: w, from: f.From, to: f.To, origin: f.Origin}
+	g := geometry{w: w, from: f.From, to: f.To, origin: f.Origin, originNs: f.Origin.UnixNano()}
 	t.layoutQueue(snap, f.Levels, f.Replay, f.Loaded)
 	t.layoutLanes(f, &g)
 	labelW := t.labelWidth(p, snap, w)
@@ -1581,13 +1582,25 @@ func (s *pathSet) reset() {
 }
 
 func (s *pathSet) rect(color string, x, y, w, h float64) {
-	i := slices.Index(s.colors, color)
-	if i < 0 {
-		s.colors = append(s.colors, color)
-		s.rects = append(s.rects, nil)
-		i = len(s.colors) - 1
-	}
+	i := s.slot(color)
 	s.rects[i] = append(s.rects[i], x, y, w, h)
+}
+
+// slot returns the index of colour's rectangles, taking the colour on,
+// with the buffer of a colour clear gave up, when it is new.
+func (s *pathSet) slot(color string) int {
+	if i := slices.Index(s.colors, color); i >= 0 {
+		return i
+	}
+	s.colors = append(s.colors, color)
+	if len(s.rects) < cap(s.rects) {
+		s.rects = s.rects[:len(s.rects)+1]
+	} else {
+		s.rects = append(s.rects, nil)
+	}
+	i := len(s.colors) - 1
+	s.rects[i] = s.rects[i][:0]
+	return i
 }
 
 // flush fills every colour's rectangles, in the order colours were first
@@ -1613,17 +1626,7 @@ func (s *pathSet) add(o *pathSet) {
 		if len(o.rects[i]) == 0 {
 			continue
 		}
-		j := slices.Index(s.colors, c)
-		if j < 0 {
-			s.colors = append(s.colors, c)
-			if len(s.rects) < cap(s.rects) {
-				s.rects = s.rects[:len(s.rects)+1] // a buffer of an earlier colour
-			} else {
-				s.rects = append(s.rects, nil)
-			}
-			j = len(s.colors) - 1
-			s.rects[j] = s.rects[j][:0]
-		}
+		j := s.slot(c)
 		s.rects[j] = append(s.rects[j], o.rects[i]...)
 		o.rects[i] = o.rects[i][:0]
 	}
