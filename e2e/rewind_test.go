@@ -257,6 +257,21 @@ func TestRewindDesktop(t *testing.T) {
 	if keyed.NowMS <= 0 || keyed.NowMS >= end.NowMS {
 		t.Errorf("after Home and two Page Ups the clock reads %d ms, want inside the run (end %d ms)", keyed.NowMS, end.NowMS)
 	}
+	b.scrubberSays(t, "after Home and two Page Ups", keyed.NowMS, end.NowMS)
+	// A drag to the end, to 0 and back, faster than the page lands: the
+	// scrubber's words are set as it moves, and say where it stops.
+	b.run(t, "dragging the scrubber to the end, to 0 and back", chromedp.Evaluate(fmt.Sprintf(`(() => {
+		const el = document.querySelector('#scrubber');
+		for (const v of [el.max, 0, %d]) {
+			el.value = v;
+			el.dispatchEvent(new Event('input', {bubbles: true}));
+		}
+		return true;
+	})()`, keyed.NowMS), new(bool)))
+	if m := b.settled(t, "waiting for the run at the scrubber's moment"); m.NowMS != keyed.NowMS {
+		t.Errorf("after a drag there and back the clock reads %d ms, want %d ms", m.NowMS, keyed.NowMS)
+	}
+	b.scrubberSays(t, "after a drag there and back", keyed.NowMS, end.NowMS)
 
 	// A burst at a past moment forks the run.
 	b.run(t, "adding a burst at that moment", chromedp.Click("#add-burst", chromedp.ByQuery))
@@ -283,6 +298,20 @@ func TestRewindDesktop(t *testing.T) {
 	b.finishedWith(t, "waiting for the fork's replay to finish", totalTasks(rewindScenario)+10)
 	compareMoments(t, "the fork's link", b.finishedMoment(t), forked)
 	b.checkErrors(t)
+}
+
+// scrubberSays checks what the scrubber says, to the eye (its output) and
+// to assistive technology (its aria-valuetext): the moment shown, ms, of
+// the run's end, to 10 ms.
+func (b *browser) scrubberSays(t *testing.T, what string, ms, end int) {
+	t.Helper()
+	var said struct{ Words, ValueText string }
+	b.run(t, "reading the scrubber's words", chromedp.Evaluate(`({words: document.querySelector('#scrubber-value').textContent,
+		valueText: document.querySelector('#scrubber').getAttribute('aria-valuetext')})`, &said))
+	clock := func(ms int) string { return strconv.FormatFloat(float64((ms+5)/10*10)/1000, 'f', -1, 64) + "s" }
+	if want := clock(ms) + " of " + clock(end); said.Words != want || said.ValueText != want {
+		t.Errorf("%s: the scrubber says %q (aria-valuetext %q), want %q", what, said.Words, said.ValueText, want)
+	}
 }
 
 // TestRewindPhone drags the now-line back with a finger on a phone: the

@@ -79,13 +79,39 @@ func (p *Play) loadAt(ctx app.Context, sc sim.Scenario, preset string, at time.D
 }
 
 // onScrub follows the scrubber: a drag, a tap or a key moves the run to
-// the moment it shows, in milliseconds.
+// the moment it shows, in milliseconds. Until the seek lands, and the
+// page is rendered with the run at that moment, only the scrubber's words
+// change: a render of the whole page now would hold the seek back by as
+// long as it takes (a tenth of a landing).
 func (p *Play) onScrub(ctx app.Context, e app.Event) {
 	v, err := strconv.ParseFloat(ctx.JSSrc().Get("value").String(), 64)
 	if err != nil || v < 0 {
 		return
 	}
-	p.seek(ctx, time.Duration(v)*time.Millisecond)
+	at := time.Duration(v) * time.Millisecond
+	p.seek(ctx, at)
+	sayMoment(scrubText(at, max(p.panel.Rewind.Horizon, p.panel.Now, at)))
+	ctx.PreventUpdate()
+}
+
+// scrubText is what the scrubber says at moment now of a run that has
+// reached end.
+func scrubText(now, end time.Duration) string {
+	return formatClock(now.Round(10*time.Millisecond)) + " of " + formatClock(end.Round(10*time.Millisecond))
+}
+
+// sayMoment puts text in the scrubber's words, for the eye (its output)
+// and for assistive technology (its aria-valuetext), in the elements
+// go-app made: the output's own text node, so that go-app's next render
+// of it still reaches the page. That render says the same: the moment
+// the scrubber was last set to, which the page lands on.
+func sayMoment(text string) {
+	if out := app.Window().GetElementByID("scrubber-value").Get("firstChild"); out.Truthy() && out.Get("nodeValue").String() != text {
+		out.Set("nodeValue", text)
+	}
+	if in := app.Window().GetElementByID("scrubber"); in.Truthy() && in.Call("getAttribute", "aria-valuetext").String() != text {
+		in.Call("setAttribute", "aria-valuetext", text)
+	}
 }
 
 func (p *Play) onStepBack(ctx app.Context, e app.Event) {
@@ -148,8 +174,9 @@ func linkMoment() (time.Duration, bool, string) {
 // place, so that what follows it in the timeline's section keeps its
 // own (go-app matches children by position, and would mount the
 // composer anew, losing the burst being composed). For tests, #rewind carries
-// data-seeking (a seek is in flight), data-horizon-ms, data-checkpoints
-// and data-seek-ms (the real time the last Session.Seek took).
+// data-seeking (a seek is in flight, as of the last render), data-horizon-ms,
+// data-checkpoints, data-building (checkpoints are being built) and
+// data-seek-ms (the real time the last Session.Seek took).
 func (p *Play) renderScrubber(phase string) app.UI {
 	if phase == "replay" {
 		return app.Div().Class("scrubber-none")
@@ -168,11 +195,12 @@ func (p *Play) renderScrubber(phase string) app.UI {
 	}
 	nowMS, endMS := int(now/time.Millisecond), max((int(end/time.Millisecond)+step-1)/step*step, step)
 	p.rw.thumbMS = min(nowMS, endMS)
-	text := formatClock(now.Round(10*time.Millisecond)) + " of " + formatClock(end.Round(10*time.Millisecond))
+	text := scrubText(now, end)
 	return app.Div().ID("rewind").Class("scrubber").
 		DataSet("seeking", strconv.FormatBool(p.rw.seeking)).
 		DataSet("horizon-ms", end.Milliseconds()).
 		DataSet("checkpoints", p.panel.Rewind.Checkpoints).
+		DataSet("building", strconv.FormatBool(p.panel.Rewind.Building)).
 		DataSet("seek-ms", strconv.FormatFloat(float64(p.rw.took)/float64(time.Millisecond), 'f', 1, 64)).Body(
 		app.Label().For("scrubber").Class("control-label").Text("Moment"),
 		app.Input().Type("range").ID("scrubber").Min(0).Max(endMS).Step(float64(step)).Value(nowMS).

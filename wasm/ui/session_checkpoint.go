@@ -262,19 +262,51 @@ func (s *Session) checkpointMarks(h time.Duration) []time.Duration {
 	return marks
 }
 
+// checkpointable reports whether the session's run gets checkpoints
+// while paused: a run of its own (not a loaded trace), that still
+// replays from its log, with no burst being handed over, and large
+// enough for replays to be slow. s.mu must be held.
+func (s *Session) checkpointable() bool {
+	return s.replay == nil && s.unlinked == "" && len(s.queued) == 0 && s.run.Stats().Tasks >= checkpointFrom
+}
+
+// nextCheckpoint returns the moment the next checkpoint is wanted at, and
+// false if none is. A full set is kept as it is, since building one more
+// would stop another, except for want of one at 0: what is due at 0 (a
+// burst of up to 10,000 submissions) is a replay's costliest stretch,
+// and a seek before every other checkpoint would replay it. s.mu must be
+// held.
+func (s *Session) nextCheckpoint() (time.Duration, bool) {
+	at, ok := s.cps.wanted(s.checkpointMarks(s.horizonLocked()))
+	return at, ok && (len(s.cps.parked) < maxParked || at == 0)
+}
+
+// buildingCheckpoints reports whether a paused run's checkpoints are
+// still being built (or given up beyond maxParked): a seek then may
+// replay more than it will once they are. s.mu must be held.
+func (s *Session) buildingCheckpoints() bool {
+	if s.playing || !s.checkpointable() {
+		return false
+	}
+	if s.cps.building != nil || len(s.cps.parked) > maxParked {
+		return true
+	}
+	_, ok := s.nextCheckpoint()
+	return ok
+}
+
 // buildCheckpoints spends a paused frame's spare time building the next
 // checkpoint the run wants, if it is large enough to want any. frame
 // calls it, once it has given up the stale checkpoints; s.mu must be
 // held.
 func (s *Session) buildCheckpoints() {
 	c := &s.cps // frame has dropped the stale ones
-	if s.replay != nil || s.unlinked != "" || len(s.queued) > 0 || time.Now().Before(c.quiet) ||
-		c.trim() || len(c.parked) >= maxParked && c.building == nil || s.run.Stats().Tasks < checkpointFrom {
-		return // a full set is kept as it is: building one more would stop another
+	if !s.checkpointable() || time.Now().Before(c.quiet) || c.trim() {
+		return
 	}
 	h := s.horizonLocked()
 	if c.building == nil {
-		at, ok := c.wanted(s.checkpointMarks(h))
+		at, ok := s.nextCheckpoint()
 		if !ok {
 			return
 		}

@@ -40,8 +40,10 @@ type Rewind struct {
 	Fork  string
 	Forks int
 	// Checkpoints counts the runs parked at earlier moments, which make a
-	// seek back quick (session_checkpoint.go).
+	// seek back quick (session_checkpoint.go), and Building says whether
+	// the paused run is still building them.
 	Checkpoints int
+	Building    bool
 }
 
 // errNoRewind is returned by Seek when the log no longer replays the run.
@@ -277,7 +279,8 @@ func changes(st sim.Step) bool {
 
 // rewindPanel is the Rewind the panel shows. s.mu must be held.
 func (s *Session) rewindPanel() Rewind {
-	return Rewind{Horizon: s.horizonLocked(), Fork: s.rw.note, Forks: s.rw.notes, Checkpoints: len(s.cps.parked)}
+	return Rewind{Horizon: s.horizonLocked(), Fork: s.rw.note, Forks: s.rw.notes,
+		Checkpoints: len(s.cps.parked), Building: s.buildingCheckpoints()}
 }
 
 // formatMoment writes a moment of a run in seconds to the millisecond,

@@ -406,7 +406,10 @@ func TestCheckpointsFollowTheEvents(t *testing.T) {
 // TestCheckpointsSettle seeks a paused run back and forth, which parks
 // the runs it leaves, and then lets it stand: once its set of
 // checkpoints is full, the paused page builds no more (building one and
-// stopping another would go on for as long as the page stays paused).
+// stopping another would go on for as long as the page stays paused),
+// but for one at 0, which it builds again when a seek has used it up
+// (a seek before every checkpoint would replay what is due at 0, the
+// costliest part of a run). The panel says whether it is still building.
 func TestCheckpointsSettle(t *testing.T) {
 	defer ui.SetCheckpointFrom(1)()
 	s, _ := withWork(t, "workqueue-cancel")
@@ -421,7 +424,16 @@ func TestCheckpointsSettle(t *testing.T) {
 		if err := s.Seek(at); err != nil {
 			t.Fatal(err)
 		}
+		if i == 0 && !s.Panel().Rewind.Building {
+			t.Errorf("after a seek to %v, with checkpoints at %v, the panel says none is being built", at, ui.SessionCheckpoints(s))
+		}
 		frames(300)
+		if cps := ui.SessionCheckpoints(s); len(cps) == 0 || cps[0] != 0 {
+			t.Fatalf("after a seek to %v and 300 frames, the checkpoints are at %v, want one at 0", at, cps)
+		}
+		if s.Panel().Rewind.Building {
+			t.Fatalf("after a seek to %v and 300 frames, with checkpoints at %v, the panel says they are still being built", at, ui.SessionCheckpoints(s))
+		}
 	}
 	before := ui.SessionCheckpointsBuilt(s)
 	frames(2000)
