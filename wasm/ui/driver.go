@@ -129,7 +129,14 @@ func (d *driver) tick(p painter, real time.Duration, nowMS, w, h float64, mouse 
 	// A replay's snapshot, and a live one that stood still (Same), are
 	// drawn again only when something else changed.
 	still := f.Replay && f.Snap == d.lastSnap || !f.Replay && f.Same
-	if !still || force || !d.drawn || d.tl.Partial || mouse != d.lastMouse || w != d.lastW || d.view != d.viewed || d.tl.Selected != d.lastSel {
+	same := still && !force && d.drawn && mouse == d.lastMouse && w == d.lastW && d.view == d.viewed && d.tl.Selected == d.lastSel
+	switch {
+	case same && d.tl.Partial && f.Replay && !mouse.In:
+		// The rest of a large trace's first window, over what the
+		// canvas shows.
+		d.tl.DrawMore(p, f)
+		drew = true
+	case !same || d.tl.Partial:
 		need = d.tl.Draw(p, f, w, h, mouse)
 		drew = true
 		d.drawn = true

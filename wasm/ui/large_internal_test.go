@@ -3,6 +3,7 @@ package ui
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -45,6 +46,8 @@ func largeTrace(n int) []byte {
 // largeOwnTrace is a trace of n tasks in Sluice's own format, as a
 // service's Recorder writes it: 8 lanes, tasks with names, priorities in
 // turn, weights, one of 500 keys each, and one in five waiting.
+var errDeclined = errors.New("declined")
+
 func largeOwnTrace(n int) []byte {
 	rec := trace.NewRecorder(trace.Config{MaxFinished: n})
 	first := time.Unix(1_700_000_000, 0)
@@ -63,7 +66,11 @@ func largeOwnTrace(n int) []byte {
 		e.Kind, e.Time, e.Lane = core.Started, start, i%8
 		rec.Observe(e)
 		e.Kind, e.Time = core.Finished, start.Add(40*time.Microsecond)
+		if i%7 == 3 {
+			e.Kind, e.Err = core.Failed, errDeclined // an end cap on the bar
+		}
 		rec.Observe(e)
+		e.Err = nil
 	}
 	var b bytes.Buffer
 	if err := rec.WriteJSON(&b); err != nil {
@@ -214,9 +221,10 @@ func (b *tooBig) Len() int                   { return trace.MaxJSONSize + 1 }
 func (b *tooBig) Read(p []byte) (int, error) { b.reads++; return len(p), nil }
 
 // TestLargeTraceFirstWindowSlowly draws the first window of a large trace
-// with no time to spare: a frame finds one row's bars, says the drawing
-// is partial, and the next goes on, until the last draws what a window
-// found at once (a zoom's) draws.
+// with no time to spare: a frame lays it out and draws its lanes, each
+// frame after finds one row's bars, says the drawing is partial, and the
+// next goes on, until the last draws what a window found at once (a
+// zoom's) draws.
 func TestLargeTraceFirstWindowSlowly(t *testing.T) {
 	defer func(was time.Duration) { firstBarsBudget = was }(firstBarsBudget)
 	firstBarsBudget = 0
@@ -236,8 +244,8 @@ func TestLargeTraceFirstWindowSlowly(t *testing.T) {
 			t.Fatal("the drawing is still partial after 1,000 frames")
 		}
 	}
-	if frames != len(tl.rows) {
-		t.Errorf("the first window drawn in %d frames, want one a row: %d", frames, len(tl.rows))
+	if frames != len(tl.rows)+1 {
+		t.Errorf("the first window drawn in %d frames, want one for the lanes, then one a row: %d", frames, len(tl.rows)+1)
 	}
 	whole := newTimeline(false) // not Slowly: found at once
 	var once TestPainter
@@ -252,6 +260,67 @@ func TestLargeTraceFirstWindowSlowly(t *testing.T) {
 	if !maps.Equal(slowPaths, oncePaths) || !slices.Equal(slowRest, onceRest) || slow.Rects != once.Rects {
 		t.Errorf("the last of the frames that found the bars a row at a time drew %d rectangles in %d colours and %d other calls; at once, %d in %d and %d",
 			slow.Rects, len(slowPaths), len(slowRest), once.Rects, len(oncePaths), len(onceRest))
+	}
+}
+
+// TestLargeTraceDrawMore draws a large trace's first window as the page
+// does: a Draw, which lays the window out and draws its lanes, then
+// DrawMore, which finds a row a frame and draws its bars over the canvas
+// (and the counter tracks with the last), until none is left. What the frames drew
+// together is what one pass draws (the now-line, drawn again over each
+// frame's bars, aside).
+func TestLargeTraceDrawMore(t *testing.T) {
+	defer func(was time.Duration) { firstBarsBudget = was }(firstBarsBudget)
+	firstBarsBudget = 0
+	f := loadLarge(t)
+	tl := newTimeline(false)
+	tl.Slowly = true
+	var all TestPainter
+	tl.Draw(&all, f, 1200, 900, Point{})
+	frames := 1
+	for tl.Partial {
+		if frames++; frames > 1000 {
+			t.Fatal("the drawing is still partial after 1,000 frames")
+		}
+		tl.DrawMore(&all, f)
+	}
+	if frames != len(tl.rows)+1 {
+		t.Errorf("the first window drawn in %d frames, want one for the lanes, then one a row: %d", frames, len(tl.rows)+1)
+	}
+	var now TestPainter
+	tl.drawNow(&now, &tl.g, f)
+	calls, seen, nowRects := all.Calls[:0:0], false, 0
+	for i := 0; i < len(all.Calls); {
+		if i+len(now.Calls) <= len(all.Calls) && slices.Equal(all.Calls[i:i+len(now.Calls)], now.Calls) {
+			if seen { // the now-line again, over a frame's bars
+				i += len(now.Calls)
+				nowRects += now.Rects
+				continue
+			}
+			seen = true
+		}
+		calls = append(calls, all.Calls[i])
+		i++
+	}
+	all.Rects -= nowRects
+	whole := newTimeline(false)
+	var once TestPainter
+	whole.Draw(&once, f, 1200, 900, Point{})
+	gotPaths, gotRest := byColour(calls)
+	wantPaths, wantRest := byColour(once.Calls)
+	slices.Sort(gotRest)
+	slices.Sort(wantRest)
+	if !maps.Equal(gotPaths, wantPaths) || !slices.Equal(gotRest, wantRest) || all.Rects != once.Rects {
+		t.Errorf("the frames drew %d rectangles in %d colours and %d other calls; one pass, %d in %d and %d",
+			all.Rects, len(gotPaths), len(gotRest), once.Rects, len(wantPaths), len(wantRest))
+		for k, v := range wantPaths {
+			if gotPaths[k] != v {
+				t.Errorf("%s: the frames drew %d bytes of path, one pass %d", k, len(gotPaths[k]), len(v))
+			}
+		}
+	}
+	if tl.Bars != whole.Bars || len(tl.hits) != len(whole.hits) {
+		t.Errorf("after the frames, %d bars and %d hits; one pass, %d and %d", tl.Bars, len(tl.hits), whole.Bars, len(whole.hits))
 	}
 }
 

@@ -36,6 +36,7 @@ type LogPanel struct {
 
 	first int     // the newest-first index of the first row held
 	rowPx float64 // a row's height in CSS pixels, as measured; 0 before a scroll
+	top   float64 // the list's scroll offset as of its last scroll event
 	// The heights of the spacers above and below the rows, as the last
 	// render left them, and as set on the page: set through the CSSOM
 	// after the render (pad), since the page's CSP refuses style
@@ -129,16 +130,20 @@ func (l *LogPanel) Render() app.UI {
 }
 
 func (l *LogPanel) OnMount(ctx app.Context) {
-	l.padded = [2]float64{}
+	l.padded, l.top = [2]float64{}, 0
 	ctx.Defer(l.pad)
 }
 
 // OnUpdate follows the list's scroll position when the page changes what
 // the list shows (another filter, another log, a rewind): the window the
 // panel held may no longer be where the list is scrolled, and a list whose
-// scroll position stays the same fires no scroll event.
+// scroll position stays the same fires no scroll event. A list at its top
+// shows the newest rows: that needs no reading of the page, which would
+// have the browser lay it out at once (a large trace's first render).
 func (l *LogPanel) OnUpdate(ctx app.Context) {
-	if list := app.Window().GetElementByID("log"); list.Truthy() {
+	if l.top <= 0 {
+		l.first = 0
+	} else if list := app.Window().GetElementByID("log"); list.Truthy() {
 		l.first, l.rowPx = l.follow(list)
 	}
 	ctx.Defer(l.pad)
@@ -170,7 +175,8 @@ func (l *LogPanel) onScroll(ctx app.Context, e app.Event) {
 }
 
 // follow returns where the window of rows is to start for the list's
-// scroll position (see onScroll), and a row's height.
+// scroll position (see onScroll), and a row's height; it notes the
+// position (l.top).
 func (l *LogPanel) follow(list app.Value) (first int, px float64) {
 	px = l.rowPx
 	if row := list.Call("querySelector", "li[aria-posinset]"); row.Truthy() {
@@ -181,7 +187,8 @@ func (l *LogPanel) follow(list app.Value) (first int, px float64) {
 	if px <= 0 {
 		px = logRowPx
 	}
-	inView := int(list.Get("scrollTop").Float() / px)
+	l.top = list.Get("scrollTop").Float()
+	inView := int(l.top / px)
 	height := int(list.Get("clientHeight").Float()/px) + 1
 	first, margin := l.first, logWindow/6
 	if first > max(l.Matches-logWindow, 0) || inView < first+margin || inView+height > first+logWindow-margin {

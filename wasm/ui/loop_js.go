@@ -79,7 +79,8 @@ func startLoop(ctx app.Context, p *Play) func() {
 		return nil
 	}
 	l := &jsLoop{drv: p.drv, paint: paint, canvas: canvas, first: true, pointers: make(map[float64]Point)}
-	p.drv.tl.Slowly = true // a large trace's first window over several frames
+	p.drv.tl.Slowly = true    // a large trace's first window over several frames
+	p.drv.tl.SizeFirst = true // a frame that changes the canvas's height draws once
 	l.listenPointers()
 	l.listenNav(p.Embed)
 
@@ -420,7 +421,7 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 	need, drew, panelDue := l.drv.tick(l.paint, real, ts, w, l.paint.h, mouse, force)
 	if drew && need != l.paint.h {
 		l.paint.resize(w, need)
-		l.drv.tl.Again = true
+		l.drv.tl.Again = !l.drv.tl.Unsized
 		l.drv.tl.Draw(l.paint, l.drv.frame, w, need, mouse)
 		l.drv.tl.Again = false
 	}

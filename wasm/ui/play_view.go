@@ -464,12 +464,14 @@ func (p *Play) renderDetails() app.UI {
 	pn := p.panel
 	return app.Div().Class("details").Body(
 		// Another tool's trace has no waits: its slices start as they
-		// begin.
+		// begin. An empty section keeps the waits' place, so that the
+		// event log keeps its own (go-app matches children by position,
+		// and would mount the log anew, row by row).
 		app.If(!pn.NoWaits, app.Section().Class("card").Body(
 			app.H2().Class("card-title").Text(map[bool]string{true: "Run A: wait before start, per priority", false: "Wait before start, per priority"}[p.runB() != nil]),
 			app.Table().ID("waits").Class("waits").Body(app.TBody().Body(waitRows(pn)...)),
 			app.P().Class("muted small").Text(waitsNote(pn)),
-		)),
+		)).Else(app.Section().Hidden(true)),
 		&LogPanel{Entries: pn.Log, Matches: pn.LogMatches, Total: pn.LogTotal, LogID: pn.LogID, Primitive: pn.Primitive, Origin: pn.Origin,
 			Query: p.logQuery, Live: p.mounted, Source: p},
 		&MessagesPanel{Messages: pn.Messages, Count: pn.MessageCount, Replay: pn.Phase == "replay", Live: p.mounted, Unlinked: pn.Unlinked},

@@ -75,6 +75,8 @@ type timeline struct {
 	compact bool
 
 	// Per frame, reused.
+	g           geometry // the last Draw's, which DrawMore draws over
+	chips       int      // the queue's chips' hits, first in hits
 	fills, caps pathSet
 	edges       pathSet // outlines of the bars whose fill is soft
 	nEdges      int     // outlines this frame
@@ -130,8 +132,12 @@ type timeline struct {
 	// trace's first window found a few rows a frame (firstBarsBudget).
 	// Partial is set when the frame drew only some rows' bars: the next
 	// frame draws more. Again is set by a caller that draws a frame again
-	// (at another height): it finds no more of them.
+	// (at another height): it finds no more of them. SizeFirst, set by
+	// the page's frame loop, has a frame that needs another height than
+	// the canvas's draw nothing (Unsized) and say the height, for the
+	// loop to size the canvas and draw once.
 	Slowly, Partial, Again bool
+	SizeFirst, Unsized     bool
 	Lanes                  int // lanes drawn (placeholders included)
 	// RunRows are the rows of a Go execution trace's goroutines and procs
 	// drawn (Frame.Loaded), a "+N more lanes" row included.
@@ -244,7 +250,11 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	g.trackTop = g.laneTop + float64(t.reserved)*g.laneH + bandGap
 	g.h = g.trackTop + float64(g.tracks)*(trackH+trackGap) + 4
 	t.Height = math.Ceil(g.h)
+	if t.Unsized = t.SizeFirst && t.Height != h; t.Unsized {
+		return t.Height
+	}
 
+	t.g = g
 	t.hits = t.hits[:0]
 	t.Bars, t.Lanes, t.Hover, t.Wide, t.Partial = 0, len(t.rows), nil, t.Wide[:0], false
 	t.selShown = false
@@ -253,7 +263,9 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	t.drawAxis(p, &g, f)
 	t.drawQueue(p, &g, f)
 	t.drawBars(p, &g, f)
-	t.drawTracks(p, &g, f)
+	if !t.Partial {
+		t.drawTracks(p, &g, f) // else with the last rows' bars (DrawMore)
+	}
 	t.drawNow(p, &g, f)
 	t.drawSelected(p)
 	t.drawHover(p, &g, f, mouse)
@@ -992,12 +1004,8 @@ func (b *barPass) nsAt(x float64) int64 {
 	return b.fromNs + int64(math.Ceil((x-b.g.plotL)/b.scale))
 }
 
-func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
-	snap := f.Snap
-	t.fills.reset()
-	t.caps.reset()
-	t.edges.reset()
-	t.nEdges = 0
+// newBarPass returns a pass over the bars of frame f, drawn in g.
+func (t *timeline) newBarPass(g *geometry, f Frame) *barPass {
 	b := &barPass{t: t, g: g, f: f, now: f.Origin.Add(f.Now), pad: max(2, math.Floor(g.laneH/6))}
 	b.nowNs = b.now.UnixNano()
 	b.fromNs = f.Origin.Add(g.from).UnixNano()
@@ -1007,18 +1015,34 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		b.last[i] = -1
 	}
 	b.runs = make([]barRun, len(t.rows))
+	return b
+}
+
+func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
+	snap := f.Snap
+	t.fills.reset()
+	t.caps.reset()
+	t.edges.reset()
+	t.nEdges = 0
+	b := t.newBarPass(g, f)
 	// The queue's chips came first: their hits and selection are kept.
 	key, hits0, sel0, shown0 := t.barKey(g, f), len(t.hits), t.selRect, t.selShown
+	t.chips = hits0
+	marked := len(t.rows) // rows whose lanes' markers are drawn
 	if c := &t.bars; f.Replay && len(snap.Tasks) > indexFrom {
 		// A large loaded trace. Its bars are found once for a window and
 		// drawn again as they were while only the pointer moves. On the
 		// page (Slowly), the first window of a trace is found a few rows
-		// a frame, within firstBarsBudget, so that no task of the page's
+		// a frame, within firstBarsBudget, from the frame after the one
+		// that lays it out and draws its lanes and axis (the counter
+		// tracks come with the last rows), so that no task of the page's
 		// thread holds them all; a later window (a zoom) all at once.
+		fresh := false
 		if c.key != key {
 			c.start(key, t.Slowly && c.key.snap != snap)
+			fresh = c.slowly
 		}
-		if c.done < len(t.rows) && !(c.slowly && t.Again) {
+		if c.done < len(t.rows) && !(c.slowly && t.Again) && !fresh {
 			t.findBars(b, c, hits0)
 		}
 		c.draw(p)
@@ -1030,6 +1054,7 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		}
 		b.labels = c.labels
 		t.Partial = c.done < len(t.rows)
+		marked = c.done // DrawMore draws those of the rows it finds
 	} else {
 		for i := range snap.Tasks {
 			x := &snap.Tasks[i]
@@ -1051,9 +1076,56 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 	t.fills.flush(p)
 	t.edges.stroke(p, true)
 	t.caps.flush(p)
-	// Lane created and evicted markers.
+	t.drawMarkers(p, g, 0, marked)
+	for _, l := range b.labels {
+		p.Text(l.s, l.x, l.y, fontSmall, l.color, alignLeft)
+	}
+}
+
+// DrawMore draws, over what the canvas shows, the bars of the next rows
+// of a large trace's first window that the last Draw or DrawMore left to
+// find (Partial), for a frame that would otherwise draw what the last one
+// did (the same frame, window, size and selection, no pointer over the
+// canvas: the page's frame loop checks). Drawing those rows alone, it
+// costs the browser their rasterizing, not that of every bar found so
+// far, which a Draw of a 200,000-task trace's window takes some 25 ms
+// for.
+func (t *timeline) DrawMore(p painter, f Frame) {
+	g, c := &t.g, &t.bars
+	from := c.done
 	t.fills.reset()
-	for i, r := range t.rows {
+	t.caps.reset()
+	t.edges.reset()
+	t.hits = t.hits[:t.chips]
+	b := t.newBarPass(g, f)
+	t.findBars(b, c, t.chips)
+	nb := &c.batches[len(c.batches)-1]
+	nb.fills.fill(p)
+	nb.edges.stroke(p, false)
+	nb.caps.fill(p)
+	t.hits = append(t.hits[:t.chips], c.hits[:min(len(c.hits), maxHits-t.chips)]...)
+	t.Bars = c.bars
+	if c.selShown {
+		t.selRect, t.selShown = c.selRect, true
+	}
+	t.drawMarkers(p, g, from, c.done)
+	for _, l := range b.labels {
+		p.Text(l.s, l.x, l.y, fontSmall, l.color, alignLeft)
+	}
+	t.Partial = c.done < len(t.rows)
+	if !t.Partial {
+		t.drawTracks(p, g, f)
+	}
+	t.drawNow(p, g, f)
+	t.drawSelected(p)
+}
+
+// drawMarkers draws the created and evicted markers of the lanes of rows
+// from to to.
+func (t *timeline) drawMarkers(p painter, g *geometry, from, to int) {
+	t.fills.reset()
+	for i := from; i < to; i++ {
+		r := t.rows[i]
 		y := g.laneTop + float64(i)*g.laneH
 		for _, l := range r.lanes {
 			if c := l.Created; !c.IsZero() {
@@ -1069,9 +1141,6 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		}
 	}
 	t.fills.flush(p)
-	for _, l := range b.labels {
-		p.Text(l.s, l.x, l.y, fontSmall, l.color, alignLeft)
-	}
 }
 
 // barCache holds the bars drawBars drew of a loaded trace, and what it
@@ -1123,7 +1192,7 @@ func (c *barCache) draw(p painter) {
 
 // firstBarsBudget is the time a frame spends finding the bars of a large
 // trace's first window, after the first row. Tests set it.
-var firstBarsBudget = 16 * time.Millisecond
+var firstBarsBudget = 8 * time.Millisecond
 
 // start empties c for the bars of key, to be found slowly or not.
 func (c *barCache) start(key barKey, slowly bool) {
