@@ -603,16 +603,18 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 		gc := debug.SetGCPercent(-1)
 		limit := debug.SetMemoryLimit(1 << 30)
 		err := p.loadTrace(ctx, r, name)
-		debug.SetMemoryLimit(limit)
-		debug.SetGCPercent(gc)
 		// The collection of the reading's garbage, the page's render of
 		// the trace and its first frame, each in a task of its own after
-		// the reading's last. The heap is past its goal: the collection
+		// the reading's last: the reading's task ends first, with the
+		// collector still off. The heap is past its goal: the collection
 		// starts at the next large allocation (startCollection), here
 		// rather than amid the render's, and marks as soon as every
 		// goroutine waits, all at once (WebAssembly has one thread), so
 		// that yielding here has it mark before the render, not after it
 		// in the render's task.
+		yieldToBrowser()
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(gc)
 		startCollection()
 		yieldToBrowser()
 		time.Sleep(time.Millisecond)
