@@ -33,6 +33,10 @@ type LogPanel struct {
 	Query     string    // the filter, as typed
 	Live      bool      // the page runs: the filter takes input
 	Source    logSource // where the filter goes, and earlier events come from
+	// Held has the list keep the rows it shows, hidden, for now: the
+	// page draws a trace it has just loaded first, and the rows come
+	// after, in a render of their own.
+	Held bool
 
 	first int     // the newest-first index of the first row held
 	rowPx float64 // a row's height in CSS pixels, as measured; 0 before a scroll
@@ -42,6 +46,9 @@ type LogPanel struct {
 	// after the render (pad), since the page's CSP refuses style
 	// attributes.
 	padding, padded [2]float64
+	// The rows of the last render that was not Held, and their set size.
+	shownFirst, shownSize int
+	shown                 []trace.Entry
 }
 
 // logSource takes the event log's filter (the session filters the whole
@@ -85,7 +92,15 @@ func (l *LogPanel) Render() app.UI {
 	if l.Source != nil {
 		span = l.Source.logSpan
 	}
-	first, entries := logRows(l.first, l.Matches, l.Entries, span)
+	var first int
+	var entries []trace.Entry
+	size := l.Matches
+	if l.Held {
+		first, entries, size = l.shownFirst, l.shown, l.shownSize
+	} else {
+		first, entries = logRows(l.first, l.Matches, l.Entries, span)
+		l.shownFirst, l.shown, l.shownSize = first, entries, size
+	}
 	rows := make([]app.UI, 0, len(entries)+3)
 	rows = append(rows, app.Li().ID("log-above").Class("log-spacer").Aria("hidden", true))
 	for i := len(entries) - 1; i >= 0; i-- {
@@ -96,14 +111,14 @@ func (l *LogPanel) Render() app.UI {
 			task = task.Title("%s", f[1]) // the row cuts it short
 		}
 		rows = append(rows, app.Li().Class("log-"+eventVerbClass(e.Kind)).
-			Aria("posinset", first+len(entries)-i).Aria("setsize", l.Matches).Body(
+			Aria("posinset", first+len(entries)-i).Aria("setsize", size).Body(
 			app.Span().Class("log-time").Text(f[0]),
 			task,
 			app.Span().Class("log-kind").Text(f[2]),
 			app.Span().Class("log-detail").Text(f[3]),
 		))
 	}
-	if len(entries) == 0 {
+	if len(entries) == 0 && !l.Held {
 		empty := "No events yet."
 		if l.Query != "" {
 			empty = "No event matches the filter."
@@ -123,7 +138,7 @@ func (l *LogPanel) Render() app.UI {
 				l.Source.setLogQuery(ctx, q)
 			}
 		}),
-		app.Ol().ID("log").Class("log log-scroll log-virtual").TabIndex(0).Aria("label", "Event log, newest first").
+		app.Ol().ID("log").Class("log log-scroll log-virtual").Class(map[bool]string{true: "log-held"}[l.Held]).TabIndex(0).Aria("label", "Event log, newest first").
 			DataSet("first", first).DataSet("count", len(entries)).DataSet("matches", l.Matches).DataSet("total", l.Total).
 			OnScroll(l.onScroll).Body(rows...),
 	)

@@ -56,6 +56,14 @@ type jsLoop struct {
 	isB        bool
 	publishedB float64 // the frame goroutine's: when run B's canvas data was last set
 
+	// The page's render of the panels of a trace just shown (or of the
+	// run shown again after one): while it is due (flipDue), and in the
+	// animation frame whose task it ran in (flipShown, when it ended,
+	// later than the frame's time), the frame draws nothing, so that the
+	// render and the trace's first drawing each take a task of their own.
+	flipDue   atomic.Bool
+	flipShown atomic.Uint64 // float64 bits, ms on the frame clock
+
 	// Frame goroutine only.
 	lastTS    float64
 	first     bool
@@ -416,6 +424,9 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		Y:  math.Float64frombits(l.mouseY.Load()),
 		In: l.mouseIn.Load(),
 	}
+	if l.flipDue.Load() || math.Float64frombits(l.flipShown.Load()) >= ts {
+		return
+	}
 	l.handleInputs(ctx, p)
 	t0 := perfNow()
 	need, drew, panelDue := l.drv.tick(l.paint, real, ts, w, l.paint.h, mouse, force)
@@ -454,8 +465,19 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		l.publish()
 		show := p.takePanels()
 		det, open := l.drv.refreshDetails()
+		flip := l.drv.republish // the panels of a trace not drawn yet
+		if flip {
+			l.flipDue.Store(true)
+		}
 		ctx.Dispatch(func(ctx app.Context) {
+			if flip {
+				ctx.Defer(func(app.Context) { // once the render is done
+					l.flipShown.Store(math.Float64bits(perfNow()))
+					l.flipDue.Store(false)
+				})
+			}
 			show()
+			p.logHeld = flip
 			p.keepThumb(ctx)
 			p.expireNotice(time.Now())
 			if open && p.details != nil && p.details.ID == det.ID {
@@ -627,6 +649,9 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 			// The transport bar says what is shown (renderTransport): a
 			// toast would cover the trace.
 			p.notice = notice{}
+			// The event log's rows come once the trace is drawn, with
+			// the frame loop's next panels (logHeld).
+			p.logHeld = true
 		})
 		p.refresh(ctx)
 	})

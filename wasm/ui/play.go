@@ -62,10 +62,14 @@ type Play struct {
 	tracing  atomic.Bool  // a trace is being read: the frame loop waits
 	details  *TaskDetails // the task whose details sheet is open
 	logQuery string       // the event log's filter, as typed
-	msgQuery string       // the messages' filter, as typed
-	descOpen string       // the preset (or "custom") whose description shows whole
-	basis    string       // the preset the scenario was last, which a changed one still shows
-	shown    notice       // the notice expireNotice last saw, and since when
+	// logHeld holds the event log's rows back while a trace (or the run
+	// after one) is first drawn: they come with the frame loop's panels
+	// after the drawing, in a render of their own (driver.republish).
+	logHeld  bool
+	msgQuery string // the messages' filter, as typed
+	descOpen string // the preset (or "custom") whose description shows whole
+	basis    string // the preset the scenario was last, which a changed one still shows
+	shown    notice // the notice expireNotice last saw, and since when
 	shownAt  time.Time
 
 	composer *Composer // the controls and the burst's settings under the timeline, once mounted
