@@ -341,3 +341,24 @@ func byColour(calls []string) (paths map[string]string, rest []string) {
 	}
 	return paths, rest
 }
+
+// TestSizeFirst draws with SizeFirst, as the page's frame loop does: a
+// frame whose canvas is not of the height it needs draws nothing and says
+// the height (Unsized); drawn at that height, it draws what a timeline
+// without SizeFirst draws.
+func TestSizeFirst(t *testing.T) {
+	f := loadLarge(t)
+	tl := newTimeline(false)
+	tl.SizeFirst = true
+	var p TestPainter
+	need := tl.Draw(&p, f, 1200, 240, Point{})
+	if !tl.Unsized || len(p.Calls) != 0 || need == 240 {
+		t.Fatalf("drawn on a canvas 240 high: unsized %v, %d calls, height %v; want nothing drawn and another height", tl.Unsized, len(p.Calls), need)
+	}
+	var sized, plain TestPainter
+	tl.Draw(&sized, f, 1200, need, Point{})
+	newTimeline(false).Draw(&plain, f, 1200, need, Point{})
+	if tl.Unsized || !slices.Equal(sized.Calls, plain.Calls) {
+		t.Errorf("drawn at the height it needs: unsized %v, %d calls; without SizeFirst, %d", tl.Unsized, len(sized.Calls), len(plain.Calls))
+	}
+}

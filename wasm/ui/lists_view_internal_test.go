@@ -7,6 +7,7 @@ import (
 
 	"github.com/maxence-charriere/go-app/v9/pkg/app"
 
+	"sluice/core"
 	"sluice/core/trace"
 )
 
@@ -87,5 +88,47 @@ func TestLogEmpty(t *testing.T) {
 		if html := app.HTMLString(l); !strings.Contains(html, tc.want) || strings.Count(html, "log-spacer") != 2 {
 			t.Errorf("an empty log filtered by %q renders %s; want %q between two spacers", tc.query, html, tc.want)
 		}
+	}
+}
+
+// TestLogHeld checks the event log while held: it renders the rows it
+// showed before, hidden, not the new log's, whose rows a render after
+// fills.
+func TestLogHeld(t *testing.T) {
+	entries := func(name string, n int) []trace.Entry {
+		es := make([]trace.Entry, n)
+		for i := range es {
+			es[i] = trace.Entry{Kind: core.Started, Task: uint64(i + 1), Name: name}
+		}
+		return es
+	}
+	render := func(l *LogPanel) string { return app.HTMLString(l.Render()) }
+	l := &LogPanel{Entries: entries("before", 5), Matches: 5, Total: 5, LogID: 1}
+	if html := render(l); !strings.Contains(html, "before") || strings.Contains(html, "log-held") {
+		t.Fatalf("a log not held renders %s; want its rows, shown", html)
+	}
+	l.Entries, l.Matches, l.Total, l.LogID, l.Held = entries("after", 40), 40, 40, 2, true
+	if html := render(l); !strings.Contains(html, "log-held") || !strings.Contains(html, "before") || strings.Contains(html, "after") {
+		t.Errorf("a held log renders %s; want the rows shown before, hidden (log-held)", html)
+	}
+	l.Held = false
+	if html := render(l); strings.Contains(html, "before") || !strings.Contains(html, "after") || strings.Contains(html, "log-held") {
+		t.Errorf("the log let go renders %s; want the new log's rows, shown", html)
+	}
+}
+
+// TestLogKeepsItsPlace renders the page's details with and without the
+// waits (another tool's trace has none): the event log is their second
+// child either way, so that go-app, which matches children by position,
+// updates it rather than mounting it anew, row by row.
+func TestLogKeepsItsPlace(t *testing.T) {
+	before := func(noWaits bool) int {
+		p := &Play{}
+		p.panel.NoWaits = noWaits
+		html := app.HTMLString(p.renderDetails())
+		return strings.Count(html[:strings.Index(html, `id="log"`)], "<section")
+	}
+	if with, without := before(false), before(true); with != without || with != 2 {
+		t.Errorf("the event log's list comes after %d sections with the waits, %d without; want 2 in both (the waits' or its placeholder, and the log's card)", with, without)
 	}
 }
