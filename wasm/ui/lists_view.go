@@ -130,6 +130,10 @@ func (l *LogPanel) Render() app.UI {
 	if px <= 0 {
 		px = logRowPx
 	}
+	class := "log log-scroll log-virtual"
+	if l.Held {
+		class += " log-held"
+	}
 	l.padding = [2]float64{float64(first) * px, float64(max(l.Matches-first-len(entries), 0)) * px}
 	return app.Section().Class("card").Body(
 		listHead("Event log", "log", l.Matches, l.Total, "events of the whole run", l.Query, l.Live, func(ctx app.Context, q string) {
@@ -138,7 +142,7 @@ func (l *LogPanel) Render() app.UI {
 				l.Source.setLogQuery(ctx, q)
 			}
 		}),
-		app.Ol().ID("log").Class("log log-scroll log-virtual").Class(map[bool]string{true: "log-held"}[l.Held]).TabIndex(0).Aria("label", "Event log, newest first").
+		app.Ol().ID("log").Class(class).TabIndex(0).Aria("label", "Event log, newest first").
 			DataSet("first", first).DataSet("count", len(entries)).DataSet("matches", l.Matches).DataSet("total", l.Total).
 			OnScroll(l.onScroll).Body(rows...),
 	)

@@ -1046,14 +1046,9 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 			t.findBars(b, c, hits0)
 		}
 		c.draw(p)
-		t.hits = append(t.hits[:hits0], c.hits[:min(len(c.hits), maxHits-hits0)]...)
-		t.Bars = c.bars
 		t.selRect, t.selShown = sel0, shown0
-		if c.selShown {
-			t.selRect, t.selShown = c.selRect, true
-		}
+		t.useBars(c)
 		b.labels = c.labels
-		t.Partial = c.done < len(t.rows)
 		marked = c.done // DrawMore draws those of the rows it finds
 	} else {
 		for i := range snap.Tasks {
@@ -1077,7 +1072,24 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 	t.edges.stroke(p, true)
 	t.caps.flush(p)
 	t.drawMarkers(p, g, 0, marked)
-	for _, l := range b.labels {
+	drawLabels(p, b.labels)
+}
+
+// useBars makes the bars c holds the frame's: their hits after the
+// queue's chips', their count, the selected task's outline if it is
+// among them, and whether rows are left to find.
+func (t *timeline) useBars(c *barCache) {
+	t.hits = append(t.hits[:t.chips], c.hits[:min(len(c.hits), maxHits-t.chips)]...)
+	t.Bars = c.bars
+	if c.selShown {
+		t.selRect, t.selShown = c.selRect, true
+	}
+	t.Partial = c.done < len(t.rows)
+}
+
+// drawLabels draws the task names written in bars.
+func drawLabels(p painter, labels []barLabel) {
+	for _, l := range labels {
 		p.Text(l.s, l.x, l.y, fontSmall, l.color, alignLeft)
 	}
 }
@@ -1103,16 +1115,9 @@ func (t *timeline) DrawMore(p painter, f Frame) {
 	nb.fills.fill(p)
 	nb.edges.stroke(p, false)
 	nb.caps.fill(p)
-	t.hits = append(t.hits[:t.chips], c.hits[:min(len(c.hits), maxHits-t.chips)]...)
-	t.Bars = c.bars
-	if c.selShown {
-		t.selRect, t.selShown = c.selRect, true
-	}
+	t.useBars(c)
 	t.drawMarkers(p, g, from, c.done)
-	for _, l := range b.labels {
-		p.Text(l.s, l.x, l.y, fontSmall, l.color, alignLeft)
-	}
-	t.Partial = c.done < len(t.rows)
+	drawLabels(p, b.labels)
 	if !t.Partial {
 		t.drawTracks(p, g, f)
 	}
