@@ -17,7 +17,11 @@
 //     waiting task, and a log of the last events.
 //
 // [Recorder.Snapshot] and [Recorder.SnapshotWindow] return an immutable copy
-// of the model, cheap enough to take on every animation frame.
+// of the model, cheap enough to take on every animation frame. Its tasks
+// hold no pointer, so that a snapshot of hundreds of thousands of them
+// costs the garbage collector nothing to mark: a [Task]'s texts and lanes
+// are its snapshot's ([Snapshot.Text], [Snapshot.TaskLanes]) and its times
+// are [Stamp]s.
 //
 // [Recorder.WriteJSON] writes the model in the Trace Event Format that
 // Perfetto (ui.perfetto.dev) and chrome://tracing open: one thread per lane

@@ -43,10 +43,10 @@ func ExampleRecorder() {
 	for _, t := range s.Tasks {
 		end := t.Ended
 		if t.Open() {
-			end = now
+			end = trace.StampOf(now)
 		}
 		fmt.Printf("%-6s on %s: waited %v, ran %v, %v\n",
-			t.Name, s.Lanes[t.Lane].Name, t.Started.Sub(t.Enqueued), end.Sub(t.Started), strings.TrimSpace(t.State.String()+" "+t.Err))
+			s.Text(t.Name), s.Lanes[t.Lane].Name, t.Started.Sub(t.Enqueued), end.Sub(t.Started), strings.TrimSpace(t.State.String()+" "+s.Text(t.Err)))
 	}
 	st := s.Stats
 	fmt.Printf("running %d of %d, succeeded %d, failed %d, max running %d\n",
@@ -90,7 +90,7 @@ func ExampleReadJSON() {
 	}
 	s := rec.Snapshot(time.Time{})
 	for _, t := range s.Tasks {
-		fmt.Printf("%s on %s: %v\n", t.Name, s.Lanes[t.Lane].Name, t.Ended.Sub(t.Started))
+		fmt.Printf("%s on %s: %v\n", s.Text(t.Name), s.Lanes[t.Lane].Name, t.Ended.Sub(t.Started))
 	}
 	_, err = trace.ReadJSON(strings.NewReader(`{"traceEvents":[{"ph":"X","ts":"soon"}]}`))
 	fmt.Println(err)

@@ -58,7 +58,7 @@ func TestReadJSONUnshown(t *testing.T) {
 	}
 	depth := map[string]string{}
 	for _, task := range snap.Tasks {
-		depth[task.Name] = snap.Lanes[task.Lane].Name
+		depth[snap.Text(task.Name)] = snap.Lanes[task.Lane].Name
 	}
 	for name, lane := range map[string]string{"RunTask": "Browser / CrBrowserMain", "Layout": "Browser / CrBrowserMain · depth 1",
 		"Style": "Browser / CrBrowserMain · depth 2", "Parse": "Renderer / CrRendererMain", "Script": "Renderer / CrRendererMain · depth 1"} {
@@ -70,7 +70,7 @@ func TestReadJSONUnshown(t *testing.T) {
 		t.Errorf("the model ends at %v, want the trace's last event's time %v", snap.End, want)
 	}
 	for _, task := range snap.Tasks {
-		if task.Name == "Parse" && (task.State != core.TaskRunning || !task.Ended.IsZero()) {
+		if snap.Text(task.Name) == "Parse" && (task.State != core.TaskRunning || !task.Ended.IsZero()) {
 			t.Errorf("the slice that never ends is %v, ended %v; want it running, with no end", task.State, task.Ended)
 		}
 	}

@@ -12,10 +12,36 @@ import (
 )
 
 // t0 is the start of every synthetic run.
-var t0 = time.Unix(1_700_000_000, 0)
+var t0 = time.Unix(1_700_000_000, 0).UTC()
 
 // at returns t0 plus ms milliseconds.
 func at(ms float64) time.Time { return t0.Add(time.Duration(ms * float64(time.Millisecond))) }
+
+// view is a snapshot's task as plain values, its texts and lanes
+// resolved and its times in UTC, for comparing.
+type view struct {
+	ID                       uint64
+	Name                     string
+	Priority                 core.Priority
+	Weight                   int64
+	Key                      string
+	Lane                     int
+	Lanes                    []int
+	State                    core.TaskState
+	Enqueued, Started, Ended time.Time
+	Err                      string
+}
+
+// views returns the snapshot's tasks as views.
+func views(s *trace.Snapshot) []view {
+	out := make([]view, len(s.Tasks))
+	for i := range s.Tasks {
+		t := &s.Tasks[i]
+		out[i] = view{t.ID, s.Text(t.Name), t.Priority, t.Weight, s.Text(t.Key), t.Lane, s.TaskLanes(t), t.State,
+			t.Enqueued.Time(), t.Started.Time(), t.Ended.Time(), s.Text(t.Err)}
+	}
+	return out
+}
 
 // feed records events into a new Recorder bounded by cfg.
 func feed(cfg trace.Config, events []core.Event) *trace.Recorder {

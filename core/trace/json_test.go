@@ -162,8 +162,11 @@ func TestRoundTripInvalidUTF8(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ReadJSON = %v", err)
 	}
-	if name, want := got.Snapshot(time.Time{}).Tasks[0].Name, "bad \ufffd\ufffd name"; name != want {
-		t.Errorf("Name = %q, want %q", name, want)
+	if s := got.Snapshot(time.Time{}); true {
+		name, want := s.Text(s.Tasks[0].Name), "bad \ufffd\ufffd name"
+		if name != want {
+			t.Errorf("Name = %q, want %q", name, want)
+		}
 	}
 	if b2 := writeJSON(t, got); !bytes.Equal(b1, b2) {
 		t.Errorf("write -> read -> write differs at %s", firstDiff(b1, b2))
@@ -298,7 +301,7 @@ func TestReadJSONForeign(t *testing.T) {
 	tests := []struct {
 		name      string
 		in        string
-		wantTasks []trace.Task
+		wantTasks []view
 		wantLanes []trace.Lane
 	}{{
 		name: "array without its closing bracket",
@@ -310,13 +313,13 @@ func TestReadJSONForeign(t *testing.T) {
 			{"ph":"s","id":1,"pid":7,"tid":2,"ts":1},
 			{"ph":"C","pid":7,"ts":3,"name":"mem","args":{"x":"y"}},
 			{"ph":"E","pid":9,"tid":9,"ts":3},`,
-		wantTasks: []trace.Task{
+		wantTasks: []view{
 			{ID: 1, Name: "parse", Weight: 1, Lane: 0, State: core.TaskSucceeded,
-				Enqueued: time.Unix(0, 10_000), Started: time.Unix(0, 10_000), Ended: time.Unix(0, 15_000)},
+				Enqueued: time.Unix(0, 10_000).UTC(), Started: time.Unix(0, 10_000).UTC(), Ended: time.Unix(0, 15_000).UTC()},
 			{ID: 2, Name: "io", Weight: 1, Lane: 1, State: core.TaskSucceeded,
-				Enqueued: time.Unix(0, 12_500), Started: time.Unix(0, 12_500), Ended: time.Unix(0, 20_000)},
+				Enqueued: time.Unix(0, 12_500).UTC(), Started: time.Unix(0, 12_500).UTC(), Ended: time.Unix(0, 20_000).UTC()},
 			{ID: 3, Name: "open", Weight: 1, Lane: 1, State: core.TaskRunning,
-				Enqueued: time.Unix(0, 30_000), Started: time.Unix(0, 30_000)},
+				Enqueued: time.Unix(0, 30_000).UTC(), Started: time.Unix(0, 30_000).UTC()},
 		},
 		wantLanes: []trace.Lane{{ID: 0, Name: "main thread", Slot: 0}, {ID: 1, Name: "thread 2", Slot: 1}},
 	}, {
@@ -326,19 +329,19 @@ func TestReadJSONForeign(t *testing.T) {
 			{"ph":"X","pid":1,"tid":1,"ts":10,"name":"b"},
 			{"ph":"X","pid":1,"tid":1,"ts":2,"dur":1,"name":"nested"}],
 			"metadata":{"x":[1,2]},"stackFrames":{}}`,
-		wantTasks: []trace.Task{
+		wantTasks: []view{
 			{ID: 2, Name: "nested", Weight: 1, Lane: 1, State: core.TaskSucceeded,
-				Enqueued: time.Unix(0, 2000), Started: time.Unix(0, 2000), Ended: time.Unix(0, 3000)},
+				Enqueued: time.Unix(0, 2000).UTC(), Started: time.Unix(0, 2000).UTC(), Ended: time.Unix(0, 3000).UTC()},
 			{ID: 1, Name: "a", Weight: 1, Lane: 0, State: core.TaskSucceeded,
-				Enqueued: time.Unix(0, 0), Started: time.Unix(0, 0), Ended: time.Unix(0, 10_000)},
+				Enqueued: time.Unix(0, 0).UTC(), Started: time.Unix(0, 0).UTC(), Ended: time.Unix(0, 10_000).UTC()},
 			{ID: 3, Name: "b", Weight: 1, Lane: 0, State: core.TaskSucceeded,
-				Enqueued: time.Unix(0, 10_000), Started: time.Unix(0, 10_000), Ended: time.Unix(0, 10_000)},
+				Enqueued: time.Unix(0, 10_000).UTC(), Started: time.Unix(0, 10_000).UTC(), Ended: time.Unix(0, 10_000).UTC()},
 		},
 		wantLanes: []trace.Lane{{ID: 0, Name: "thread 1", Slot: 0}, {ID: 1, Name: "thread 1 · depth 1", Slot: 1}},
 	}, {
 		name:      "empty",
 		in:        `{"traceEvents":[]}`,
-		wantTasks: []trace.Task{},
+		wantTasks: []view{},
 		wantLanes: []trace.Lane{},
 	}}
 	for _, tt := range tests {
@@ -348,8 +351,8 @@ func TestReadJSONForeign(t *testing.T) {
 				t.Fatalf("ReadJSON = %v", err)
 			}
 			s := rec.Snapshot(time.Time{})
-			if !reflect.DeepEqual(s.Tasks, tt.wantTasks) && (len(s.Tasks) > 0 || len(tt.wantTasks) > 0) {
-				t.Errorf("tasks =\n%+v\nwant\n%+v", s.Tasks, tt.wantTasks)
+			if got := views(s); !reflect.DeepEqual(got, tt.wantTasks) && (len(got) > 0 || len(tt.wantTasks) > 0) {
+				t.Errorf("tasks =\n%+v\nwant\n%+v", got, tt.wantTasks)
 			}
 			if !reflect.DeepEqual(s.Lanes, tt.wantLanes) && (len(s.Lanes) > 0 || len(tt.wantLanes) > 0) {
 				t.Errorf("lanes = %+v, want %+v", s.Lanes, tt.wantLanes)

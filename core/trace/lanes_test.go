@@ -38,18 +38,19 @@ func heldLanes(t *testing.T, snap *trace.Snapshot) map[string][]string {
 		names[l.ID] = l.Name
 	}
 	got := make(map[string][]string)
-	for _, x := range snap.Tasks {
-		ids := x.Lanes
+	for i := range snap.Tasks {
+		x := &snap.Tasks[i]
+		ids, name := snap.TaskLanes(x), snap.Text(x.Name)
 		switch {
 		case x.Lane < 0:
 			continue
 		case ids == nil:
 			ids = []int{x.Lane}
 		case len(ids) < 2 || ids[0] != x.Lane:
-			t.Errorf("task %s: Lane %d, Lanes %v: want Lanes nil, or Lane first of two or more", x.Name, x.Lane, ids)
+			t.Errorf("task %s: Lane %d, Lanes %v: want Lanes nil, or Lane first of two or more", name, x.Lane, ids)
 		}
 		for _, id := range ids {
-			got[x.Name] = append(got[x.Name], names[id])
+			got[name] = append(got[name], names[id])
 		}
 	}
 	return got
@@ -111,7 +112,7 @@ func TestSemaphoreHolderLanes(t *testing.T) {
 	t.Run("at most 64 lanes", func(t *testing.T) {
 		rec := feed(trace.Config{}, slices.Concat(limit(1000), hold(1, 1000, 1)))
 		snap := rec.Snapshot(time.Time{})
-		if got := len(snap.Tasks[0].Lanes); got != 64 {
+		if got := len(snap.TaskLanes(&snap.Tasks[0])); got != 64 {
 			t.Errorf("a holder of 1000 tokens holds %d lanes, want 64", got)
 		}
 		if got := snap.Stats.InUse; got != 1000 {
@@ -121,8 +122,9 @@ func TestSemaphoreHolderLanes(t *testing.T) {
 	t.Run("snapshots do not share Lanes", func(t *testing.T) {
 		rec := feed(trace.Config{}, slices.Concat(limit(3), hold(1, 3, 1)))
 		s1 := rec.Snapshot(time.Time{})
-		s1.Tasks[0].Lanes[1] = 99
-		if got := rec.Snapshot(time.Time{}).Tasks[0].Lanes; !slices.Equal(got, []int{0, 1, 2}) {
+		s1.TaskLanes(&s1.Tasks[0])[1] = 99
+		if s2 := rec.Snapshot(time.Time{}); !slices.Equal(s2.TaskLanes(&s2.Tasks[0]), []int{0, 1, 2}) {
+			got := s2.TaskLanes(&s2.Tasks[0])
 			t.Errorf("after a snapshot's Lanes changed, the next snapshot's are %v, want [0 1 2]", got)
 		}
 	})

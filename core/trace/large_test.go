@@ -49,7 +49,7 @@ func TestReadJSONKeepsLargeForeignTraces(t *testing.T) {
 			earliest = s
 		}
 	}
-	if got, want := earliest.Sub(origin), 5*time.Second; got != want {
+	if got, want := earliest.Time().Sub(origin), 5*time.Second; got != want {
 		t.Errorf("first task starts %v after the origin, want %v: the trace's own times", got, want)
 	}
 	if live, ok := trace.NewRecorder(trace.Config{}).Origin(); ok {

@@ -118,7 +118,7 @@ func timeOf(ns int64) time.Time {
 	if ns == noTime {
 		return time.Time{}
 	}
-	return time.Unix(0, ns)
+	return time.Unix(0, ns).UTC()
 }
 
 // rec is a task of the model.
@@ -138,17 +138,13 @@ type rec struct {
 	endKey int64 // in the finished ring: the latest end of this and every earlier task
 }
 
-// appendTask appends x to ts as a Task.
-func appendTask(ts []Task, x *rec) []Task {
-	ts = append(ts, Task{
-		ID: x.id, Name: x.name, Priority: x.prio, Weight: x.weight, Key: x.key,
-		Lane: x.lane, State: x.state, Err: x.err,
-		Enqueued: timeOf(x.enq), Started: timeOf(x.start), Ended: timeOf(x.end),
+// appendTask appends x to s.Tasks as a Task.
+func (s *Snapshot) appendTask(x *rec) {
+	s.Tasks = append(s.Tasks, Task{
+		ID: x.id, Name: s.AddText(x.name), Priority: x.prio, Weight: x.weight, Key: s.AddText(x.key),
+		Lane: x.lane, Lanes: s.AddLanes(x.lanes), State: x.state, Err: s.AddText(x.err),
+		Enqueued: stampOf(x.enq), Started: stampOf(x.start), Ended: stampOf(x.end),
 	})
-	if x.lanes != nil {
-		ts[len(ts)-1].Lanes = slices.Clone(x.lanes)
-	}
-	return ts
 }
 
 // laneRec is a lane of the model.
@@ -285,7 +281,7 @@ func (r *Recorder) Origin() (t time.Time, ok bool) {
 	if r.origin == noTime {
 		return time.Time{}, false
 	}
-	return time.Unix(0, r.origin), true
+	return time.Unix(0, r.origin).UTC(), true
 }
 
 // Config returns the Recorder's bounds, with defaults filled in. It does
@@ -924,12 +920,13 @@ func (r *Recorder) snapshot(dst *Snapshot, now, from, to time.Time, pause func(f
 		}
 	}
 	dst.Tasks = grow(dst.Tasks, r.fin.len()-first+len(r.openIdx))
+	dst.text, dst.lanes = dst.text[:0], dst.lanes[:0]
 	for i := first; i < r.fin.len(); i++ {
 		if pause != nil {
 			tick()
 		}
 		if x := r.fin.at(i); x.enq <= hi && x.end >= lo {
-			dst.Tasks = appendTask(dst.Tasks, x)
+			dst.appendTask(x)
 		}
 	}
 	oldest := int64(noTime)
@@ -945,7 +942,7 @@ func (r *Recorder) snapshot(dst *Snapshot, now, from, to time.Time, pause func(f
 			oldest = x.enq
 		}
 		if x.enq <= hi && max(nowNs, x.enq) >= lo {
-			dst.Tasks = appendTask(dst.Tasks, x)
+			dst.appendTask(x)
 		}
 	}
 

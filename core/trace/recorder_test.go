@@ -23,10 +23,10 @@ type span struct {
 	Err                      string
 }
 
-func spans(tasks []trace.Task) []span {
-	out := make([]span, len(tasks))
-	for i, t := range tasks {
-		out[i] = span{t.ID, t.Lane, t.State, t.Enqueued, t.Started, t.Ended, t.Err}
+func spans(s *trace.Snapshot) []span {
+	out := make([]span, len(s.Tasks))
+	for i, t := range s.Tasks {
+		out[i] = span{t.ID, t.Lane, t.State, t.Enqueued.Time(), t.Started.Time(), t.Ended.Time(), s.Text(t.Err)}
 	}
 	return out
 }
@@ -215,7 +215,7 @@ func TestRecorderModel(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := feed(trace.Config{}, tt.events)
 			s := rec.Snapshot(tt.now)
-			if got := spans(s.Tasks); !reflect.DeepEqual(got, tt.wantTasks) {
+			if got := spans(s); !reflect.DeepEqual(got, tt.wantTasks) {
 				t.Errorf("tasks =\n%v\nwant\n%v", got, tt.wantTasks)
 			}
 			if !reflect.DeepEqual(s.Lanes, tt.wantLanes) {
@@ -233,13 +233,14 @@ func TestRecorderTaskFields(t *testing.T) {
 		{Kind: core.Enqueued, Time: at(0), Task: 9, Priority: core.Low, Weight: 3},
 		{Kind: core.Waiting, Time: at(0), Task: 9, Name: "late name", Key: "k", Priority: core.Low, Weight: 3},
 	})
-	got := rec.Snapshot(at(1)).Tasks
-	want := []trace.Task{{ID: 9, Name: "late name", Priority: core.Low, Weight: 3, Key: "k", Lane: -1,
+	s := rec.Snapshot(at(1))
+	got := views(s)
+	want := []view{{ID: 9, Name: "late name", Priority: core.Low, Weight: 3, Key: "k", Lane: -1,
 		State: core.TaskPending, Enqueued: at(0)}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("tasks = %+v, want %+v", got, want)
 	}
-	if !got[0].Open() {
+	if !s.Tasks[0].Open() {
 		t.Errorf("Open() = false for a pending task, want true")
 	}
 }
@@ -467,7 +468,8 @@ func TestObserveErrorTextPanics(t *testing.T) {
 		{Kind: core.Started, Time: at(0), Task: 1, Weight: 1},
 		{Kind: core.Failed, Time: at(1), Task: 1, Err: panickyErr{}},
 	})
-	got := rec.Snapshot(at(1)).Tasks[0].Err
+	s := rec.Snapshot(at(1))
+	got := s.Text(s.Tasks[0].Err)
 	if want := "(Error method panicked: no text)"; got != want {
 		t.Errorf("Err = %q, want %q", got, want)
 	}

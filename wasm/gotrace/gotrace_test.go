@@ -212,13 +212,13 @@ func TestConvertLanes(t *testing.T) {
 			drawn++
 		}
 		if got > ran || onProcs[x.ID] != got {
-			t.Errorf("task %d (%s): %v on its goroutine's lane, %v on procs' lanes; it ran %v", x.ID, x.Name, got, onProcs[x.ID], ran)
+			t.Errorf("task %d (%s): %v on its goroutine's lane, %v on procs' lanes; it ran %v", x.ID, snap.Text(x.Name), got, onProcs[x.ID], ran)
 		}
 		// The first task blocks while record sleeps 20 ms: its run is
 		// long, and mostly off the proc. The browser's timer and clock
 		// decide how long (17.4 ms in one GOOS=js run): half the sleep is
 		// the bound.
-		if x.Name == "first" && (ran < 10*time.Millisecond || got <= 0 || got > ran/2) {
+		if snap.Text(x.Name) == "first" && (ran < 10*time.Millisecond || got <= 0 || got > ran/2) {
 			t.Errorf("the first task ran %v, of which %v on a proc; want a run of over 10 ms, mostly blocked", ran, got)
 		}
 	}

@@ -314,10 +314,10 @@ func (d *driver) key(in input, from, to time.Duration) effect {
 		}
 		x := &f.Snap.Tasks[i]
 		d.tl.Selected = x.ID
-		a := taskTime(x).Sub(f.Origin)
+		a := taskTime(x).Time().Sub(f.Origin)
 		b := a
 		if !x.Ended.IsZero() {
-			b = x.Ended.Sub(f.Origin)
+			b = x.Ended.Time().Sub(f.Origin)
 		}
 		v := d.view
 		v.show(from, to, a, b)
@@ -372,7 +372,7 @@ func (d *driver) key(in input, from, to time.Duration) effect {
 // in the window, else around now in a live run, else around the middle.
 func (d *driver) anchor(from, to time.Duration) float64 {
 	if i, ok := findTask(d.frame, d.tl.Selected); ok {
-		at := taskTime(&d.frame.Snap.Tasks[i]).Sub(d.frame.Origin)
+		at := taskTime(&d.frame.Snap.Tasks[i]).Time().Sub(d.frame.Origin)
 		if at >= from && at <= to {
 			return float64(at-from) / float64(max(to-from, 1))
 		}

@@ -85,8 +85,9 @@ func TestGoTraceLanes(t *testing.T) {
 				}
 				inTask++
 				task := f.Snap.Tasks[byID[r.Task]]
-				if x.Priority != task.Priority || x.Key != task.Key || !strings.HasSuffix(x.Name, task.Name) {
-					t.Fatalf("run %d: bar %q, priority %d, key %q; its task %q, %d, %q", i, x.Name, x.Priority, x.Key, task.Name, task.Priority, task.Key)
+				s := f.Snap
+				if x.Priority != task.Priority || x.Key != task.Key || !strings.HasSuffix(s.Text(x.Name), s.Text(task.Name)) {
+					t.Fatalf("run %d: bar %q, priority %d, key %q; its task %q, %d, %q", i, s.Text(x.Name), x.Priority, s.Text(x.Key), s.Text(task.Name), task.Priority, s.Text(task.Key))
 				}
 			}
 			if inTask == 0 {
@@ -141,7 +142,7 @@ func TestGoTraceLanes(t *testing.T) {
 			}
 			// A run's tooltip names its goroutine, task and proc.
 			for i := beforeTasks; i < len(f.Snap.Tasks); i++ {
-				if x := &f.Snap.Tasks[i]; x.Priority == core.High || x.Key != "" {
+				if x := &f.Snap.Tasks[i]; x.Priority == core.High || x.Key.Len() > 0 {
 					lines := tooltipLines(x, f, false)
 					if !strings.HasPrefix(lines[0], "G") || !strings.Contains(strings.Join(lines, "|"), "on proc ") || !strings.Contains(strings.Join(lines, "|"), "ran ") {
 						t.Errorf("a run's tooltip %q, want its goroutine, task, proc and run time", lines)

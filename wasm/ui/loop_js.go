@@ -548,7 +548,7 @@ func (l *jsLoop) publish() {
 	l.setData("plot", strconv.FormatFloat(l.drv.tl.plotL, 'f', 1, 64)+" "+strconv.FormatFloat(l.drv.tl.plotR, 'f', 1, 64))
 	sel := ""
 	if i, ok := findTask(l.drv.frame, l.drv.tl.Selected); ok {
-		sel = l.drv.frame.Snap.Tasks[i].Name
+		sel = l.drv.frame.Snap.Text(l.drv.frame.Snap.Tasks[i].Name)
 	}
 	l.setData("selected", sel)
 	l.setData("ticks", strings.Join(l.drv.tl.Ticks, "|"))

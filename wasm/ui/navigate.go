@@ -199,7 +199,7 @@ func (v *view) show(from, to, a, b time.Duration) {
 
 // taskTime is when a task shows on the timeline: its start, or when it
 // was enqueued if it never started.
-func taskTime(x *trace.Task) time.Time {
+func taskTime(x *trace.Task) trace.Stamp {
 	if !x.Started.IsZero() {
 		return x.Started
 	}
@@ -345,5 +345,5 @@ type TaskDetails struct {
 // taskDetails describes task x of frame f for the details sheet.
 func taskDetails(x *trace.Task, f Frame) TaskDetails {
 	lines := tooltipLines(x, f, false)
-	return TaskDetails{ID: x.ID, Name: x.Name, Title: lines[0], Lines: lines[1:], Open: x.Open(), ReadOnly: f.Replay}
+	return TaskDetails{ID: x.ID, Name: f.Snap.Text(x.Name), Title: lines[0], Lines: lines[1:], Open: x.Open(), ReadOnly: f.Replay}
 }

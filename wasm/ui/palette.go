@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"sluice/core"
+	"sluice/core/trace"
 )
 
 // The timeline's colours. They match the light theme of web/sluice.css.
@@ -133,12 +134,12 @@ func keyShade(key string) shade {
 	return keyShades[h.Sum32()%uint32(len(keyShades))]
 }
 
-// taskShade returns the colour of a task with the given priority and key
-// when the timeline colours by colorBy ("priority" or "key"), among the
+// taskShade returns the colour of task x of frame f, by its priority or
+// its key as the frame's ColorBy says ("priority" or "key"), among the
 // run's priority levels (see levelShade).
-func taskShade(colorBy string, levels []core.Priority, p core.Priority, key string) shade {
-	if colorBy == "key" {
-		return keyShade(consumerOf(key))
+func taskShade(f *Frame, x *trace.Task) shade {
+	if f.ColorBy == "key" {
+		return keyShade(consumerOf(f.Snap.Text(x.Key)))
 	}
-	return levelShade(levels, p)
+	return levelShade(f.Levels, x.Priority)
 }

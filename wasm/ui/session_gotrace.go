@@ -96,7 +96,7 @@ func (s *Session) AddGoLanes(data []byte, pause func(done float64)) error {
 			pause(0)
 		}
 	}
-	var procs []string // "on proc N", by N
+	var procs []trace.Text // "on proc N", by N
 	n := len(snap.Tasks)
 	tasks := append(make([]trace.Task, 0, n+len(l.Runs)), snap.Tasks...)[:n+len(l.Runs)]
 	for i := range l.Runs {
@@ -106,23 +106,24 @@ func (s *Session) AddGoLanes(data []byte, pause func(done float64)) error {
 		// Field by field, in place: a Task is large.
 		r, x := &l.Runs[i], &tasks[n+i]
 		x.ID, x.Lane, x.State, x.Weight = runIDBase|uint64(i), first+r.Lane, core.TaskSucceeded, 1
-		x.Started, x.Ended = time.Unix(0, r.Start).UTC(), time.Unix(0, r.End).UTC() // as settleTrace gives them
+		x.Started, x.Ended = trace.StampOf(time.Unix(0, r.Start)), trace.StampOf(time.Unix(0, r.End))
 		x.Enqueued = x.Started
-		x.Name = "G" + strconv.FormatUint(r.G, 10)
+		name := "G" + strconv.FormatUint(r.G, 10)
 		if j, ok := byID[r.Task]; ok && r.Task != 0 {
 			t := &snap.Tasks[j]
 			x.Priority, x.Key = t.Priority, t.Key
-			if t.Name != "" {
-				x.Name += " · " + t.Name
+			if t.Name.Len() > 0 {
+				name += " · " + snap.Text(t.Name)
 			} else {
-				x.Name += " · task " + strconv.FormatUint(t.ID, 10)
+				name += " · task " + strconv.FormatUint(t.ID, 10)
 			}
 		} else {
 			x.ID |= runOther
 		}
+		x.Name = snap.AddText(name)
 		if r.P >= 0 && r.P < 1<<16 {
 			for int64(len(procs)) <= r.P {
-				procs = append(procs, "on proc "+strconv.Itoa(len(procs)))
+				procs = append(procs, snap.AddText("on proc "+strconv.Itoa(len(procs))))
 			}
 			x.Err = procs[r.P]
 		}

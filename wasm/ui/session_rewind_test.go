@@ -21,8 +21,26 @@ type runState struct {
 	Panel  ui.Panel
 	Events []string
 	Lanes  []trace.Lane
-	Tasks  []trace.Task
+	Tasks  []taskView
 	Runner []sim.TaskInfo
+}
+
+// taskView is a snapshot's task with its texts and lanes resolved.
+type taskView struct {
+	trace.Task
+	Name, Key, Err string
+	Lanes          []int
+}
+
+// taskViews returns the snapshot's tasks as taskViews.
+func taskViews(snap *trace.Snapshot) []taskView {
+	out := make([]taskView, len(snap.Tasks))
+	for i := range snap.Tasks {
+		x := &snap.Tasks[i]
+		out[i] = taskView{Task: *x, Name: snap.Text(x.Name), Key: snap.Text(x.Key), Err: snap.Text(x.Err), Lanes: snap.TaskLanes(x)}
+		out[i].Task.Name, out[i].Task.Key, out[i].Task.Err, out[i].Task.Lanes = trace.Text{}, trace.Text{}, trace.Text{}, trace.LaneList{}
+	}
+	return out
 }
 
 // stateOf takes a frame (as the page does after a seek or a step) and
@@ -40,7 +58,7 @@ func stateOf(s *ui.Session) runState {
 		events = append(events, fmt.Sprintf("%v %v %d %s key=%q lane=%d w=%d p=%d %s",
 			e.Time.Sub(sim.Epoch), e.Kind, e.Task, e.Name, e.Key, e.Lane, e.Weight, e.Priority, e.Err))
 	}
-	return runState{Panel: pn, Events: events, Lanes: snap.Lanes, Tasks: snap.Tasks, Runner: ui.SessionTasks(s)}
+	return runState{Panel: pn, Events: events, Lanes: snap.Lanes, Tasks: taskViews(snap), Runner: ui.SessionTasks(s)}
 }
 
 // diffStates reports how got differs from want. Under the race detector,
@@ -101,7 +119,7 @@ func loose(st runState) runState {
 	for i := range st.Tasks {
 		st.Tasks[i].Lane, st.Tasks[i].Lanes = 0, nil
 	}
-	slices.SortFunc(st.Tasks, func(a, b trace.Task) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(st.Tasks, func(a, b taskView) int { return cmp.Compare(a.ID, b.ID) })
 	st.Runner = nil
 	st.Lanes = nil
 	return st

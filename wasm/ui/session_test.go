@@ -389,17 +389,17 @@ func TestReloadReplaysTheRun(t *testing.T) {
 	// of several cores, the order of the events of one instant, and so
 	// which of several free lanes a task is drawn on, follows the order
 	// its goroutine reports in.)
-	tasks := func(buf *bytes.Buffer) []trace.Task {
+	tasks := func(buf *bytes.Buffer) []taskView {
 		rec, err := trace.ReadJSON(buf)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts := rec.Snapshot(time.Time{}).Tasks
+		ts := taskViews(rec.Snapshot(time.Time{}))
 		for i := range ts {
 			ts[i].Lane, ts[i].Lanes = 0, nil
 		}
 		// Events of one instant (a cancel-all's) come in goroutine order.
-		slices.SortFunc(ts, func(x, y trace.Task) int { return cmp.Compare(x.ID, y.ID) })
+		slices.SortFunc(ts, func(x, y taskView) int { return cmp.Compare(x.ID, y.ID) })
 		return ts
 	}
 	want, got := tasks(&a), tasks(&b)
@@ -585,12 +585,12 @@ func TestLoadRefusesBadScenario(t *testing.T) {
 // outcome.
 func taskTimes(s *ui.Session) string {
 	f := s.Frame(0, time.Hour)
-	tasks := slices.Clone(f.Snap.Tasks)
-	slices.SortFunc(tasks, func(a, b trace.Task) int { return int(a.ID) - int(b.ID) })
+	tasks := taskViews(f.Snap)
+	slices.SortFunc(tasks, func(a, b taskView) int { return int(a.ID) - int(b.ID) })
 	var b strings.Builder
 	for _, x := range tasks {
 		fmt.Fprintf(&b, "%s %v %v %v %v %v\n", x.Name, x.Priority, x.State,
-			x.Enqueued.Sub(f.Origin), x.Started.Sub(f.Origin), x.Ended.Sub(f.Origin))
+			x.Enqueued.Time().Sub(f.Origin), x.Started.Time().Sub(f.Origin), x.Ended.Time().Sub(f.Origin))
 	}
 	return b.String()
 }

@@ -227,7 +227,7 @@ func (g *geometry) timeAt(x float64) time.Time {
 // Draw draws frame f on a canvas w CSS pixels wide and returns the height
 // the frame needs; the caller resizes the canvas when it differs from the
 // current height, h. The pointer at mouse gets the tooltip of the task
-// under it, which t.Hover keeps until the next Draw.
+// under it, which t.Hover keeps until the next Draw (its texts are f.Snap's).
 func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	snap := f.Snap
 	g := geometry{w: w, from: f.From, to: f.To, origin: f.Origin, originNs: f.Origin.UnixNano()}
@@ -737,7 +737,7 @@ func (t *timeline) drawQueue(p painter, g *geometry, f Frame) {
 			if cx+w > g.plotL+width-moreW && shown < len(q)-1 || cx+w > g.plotL+width {
 				break
 			}
-			fill := taskShade(f.ColorBy, f.Levels, x.Priority, x.Key).strong
+			fill := taskShade(&f, x).strong
 			t.fills.rect(fill, cx, y, w, chipH)
 			if x.Weight > 1 {
 				// A waiter of several tokens is as wide as that many
@@ -846,7 +846,7 @@ func (b *barPass) draw(i, row int, startNs, endNs int64) (skipTo int64) {
 	if endNs == openEnd {
 		endNs = b.nowNs
 	}
-	if len(x.Lanes) > 1 {
+	if x.Lanes.Len() > 1 {
 		b.drawWide(i, startNs, endNs)
 		return noSkip
 	}
@@ -895,7 +895,7 @@ func (b *barPass) draw(i, row int, startNs, endNs int64) (skipTo int64) {
 // "", and the colour of its outline or "": a running task's bar is its
 // strong colour, an ended one's soft, outlined in the strong colour.
 func (b *barPass) shade(x *trace.Task) (fill, cap, edge string) {
-	sh := taskShade(b.f.ColorBy, b.f.Levels, x.Priority, x.Key)
+	sh := taskShade(&b.f, x)
 	if _, other := isRun(x.ID); other {
 		sh = shadeUnknown // a goroutine's run outside any sluice task
 	}
@@ -916,7 +916,7 @@ func (b *barPass) shade(x *trace.Task) (fill, cap, edge string) {
 // label writes task x's name on its bar, if it fits.
 func (b *barPass) label(x *trace.Task, x0, x1, y, h float64, fill string) {
 	if x1-x0 >= 34 && h >= 11 && len(b.labels) < maxBarLabels {
-		name := x.Name
+		name := b.f.Snap.Text(x.Name)
 		if x.Weight > 1 {
 			name += " ×" + strconv.FormatInt(x.Weight, 10)
 		}
@@ -939,7 +939,7 @@ func (b *barPass) drawWide(i int, startNs, endNs int64) {
 		x1--
 	}
 	var rows []int
-	for _, id := range x.Lanes {
+	for _, id := range b.f.Snap.TaskLanes(x) {
 		if r, ok := t.rowOf[id]; ok {
 			rows = append(rows, r)
 		}
@@ -949,7 +949,7 @@ func (b *barPass) drawWide(i int, startNs, endNs int64) {
 	note := len(t.Wide) < maxWide // for the page's data-wide, which tests read
 	var wide, at string
 	if note {
-		wide = x.Name + ":"
+		wide = b.f.Snap.Text(x.Name) + ":"
 	}
 	for j := 0; j < len(rows); {
 		k := j
@@ -1516,7 +1516,7 @@ func (t *timeline) drawHover(p painter, g *geometry, f Frame, m Point) {
 	var outline []byte
 	for _, o := range t.hits {
 		// Every bar of the task: a holder of several tokens may have two.
-		if o == h || o.task == h.task && len(x.Lanes) > 1 {
+		if o == h || o.task == h.task && x.Lanes.Len() > 1 {
 			outline = appendRect(outline, o.x0-1.5, o.y0-1.5, o.x1-o.x0+3, o.y1-o.y0+3)
 		}
 	}
@@ -1573,7 +1573,7 @@ func (t *timeline) hitAt(x, y float64) int {
 func (t *timeline) OpenHit(f Frame) (x, y float64, name string, ok bool) {
 	for _, h := range t.hits {
 		if h.task < len(f.Snap.Tasks) && f.Snap.Tasks[h.task].Open() {
-			return (h.x0 + h.x1) / 2, (h.y0 + h.y1) / 2, f.Snap.Tasks[h.task].Name, true
+			return (h.x0 + h.x1) / 2, (h.y0 + h.y1) / 2, f.Snap.Text(f.Snap.Tasks[h.task].Name), true
 		}
 	}
 	return 0, 0, "", false
@@ -1586,7 +1586,7 @@ func (t *timeline) TaskAt(f Frame, x, y float64) (string, bool) {
 	if i < 0 || t.hits[i].task >= len(f.Snap.Tasks) {
 		return "", false
 	}
-	return f.Snap.Tasks[t.hits[i].task].Name, true
+	return f.Snap.Text(f.Snap.Tasks[t.hits[i].task].Name), true
 }
 
 // tooltipLines describes a task for its tooltip.
@@ -1594,22 +1594,23 @@ func tooltipLines(x *trace.Task, f Frame, live bool) []string {
 	if run, other := isRun(x.ID); run {
 		return runLines(x, f, other)
 	}
-	name := x.Name
+	snap := f.Snap
+	name := snap.Text(x.Name)
 	if name == "" {
 		name = "task " + strconv.FormatUint(x.ID, 10)
 	}
 	lines := []string{name + " · " + priorityName(x.Priority) + " · " + stateName(x.State)}
 	var facts []string
-	if x.Key != "" {
-		facts = append(facts, "key "+x.Key)
+	if x.Key.Len() > 0 {
+		facts = append(facts, "key "+snap.Text(x.Key))
 	}
 	if x.Weight > 1 {
 		facts = append(facts, "weight "+strconv.FormatInt(x.Weight, 10))
 	}
-	if len(x.Lanes) > 1 {
+	if x.Lanes.Len() > 1 {
 		var on []string
-		for _, l := range f.Snap.Lanes {
-			if slices.Contains(x.Lanes, l.ID) {
+		for _, l := range snap.Lanes {
+			if slices.Contains(snap.TaskLanes(x), l.ID) {
 				on = append(on, l.Name)
 			}
 		}
@@ -1618,8 +1619,8 @@ func tooltipLines(x *trace.Task, f Frame, live bool) []string {
 	if len(facts) > 0 {
 		lines = append(lines, strings.Join(facts, " · "))
 	}
-	now := f.Origin.Add(f.Now)
-	lines = append(lines, "enqueued at "+formatAt(x.Enqueued.Sub(f.Origin)))
+	now := trace.StampOf(f.Origin.Add(f.Now))
+	lines = append(lines, "enqueued at "+formatAt(x.Enqueued.Time().Sub(f.Origin)))
 	switch {
 	case !x.Started.IsZero():
 		run := now
@@ -1632,8 +1633,8 @@ func tooltipLines(x *trace.Task, f Frame, live bool) []string {
 	default:
 		lines = append(lines, "waiting for "+formatSpan(now.Sub(x.Enqueued)))
 	}
-	if x.Err != "" {
-		lines = append(lines, "error: "+truncate(x.Err, 60))
+	if x.Err.Len() > 0 {
+		lines = append(lines, "error: "+truncate(snap.Text(x.Err), 60))
 	}
 	if live {
 		lines = append(lines, "click or tap for details")

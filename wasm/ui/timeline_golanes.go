@@ -47,20 +47,21 @@ func appendRunRows(rows []laneRow, lanes []*trace.Lane, n int) []laneRow {
 // goroutine and the task it ran, the task's priority and key, the proc,
 // and when and how long it ran.
 func runLines(x *trace.Task, f Frame, other bool) []string {
-	lines := []string{x.Name}
+	snap := f.Snap
+	lines := []string{snap.Text(x.Name)}
 	var facts []string
 	if other {
 		facts = append(facts, "outside any sluice task")
 	} else {
 		facts = append(facts, priorityName(x.Priority))
-		if x.Key != "" {
-			facts = append(facts, "key "+x.Key)
+		if x.Key.Len() > 0 {
+			facts = append(facts, "key "+snap.Text(x.Key))
 		}
 	}
-	if x.Err != "" {
-		facts = append(facts, x.Err) // "on proc N"
+	if x.Err.Len() > 0 {
+		facts = append(facts, snap.Text(x.Err)) // "on proc N"
 	}
 	lines = append(lines, strings.Join(facts, " · "))
-	lines = append(lines, "ran "+formatSpan(x.Ended.Sub(x.Started))+" from "+formatAt(x.Started.Sub(f.Origin)))
+	lines = append(lines, "ran "+formatSpan(x.Ended.Sub(x.Started))+" from "+formatAt(x.Started.Time().Sub(f.Origin)))
 	return lines
 }

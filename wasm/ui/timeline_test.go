@@ -72,16 +72,17 @@ func TestTimelineDraw(t *testing.T) {
 			break
 		}
 	}
-	x, y, ok := findBar(tl, f, bar.Name, 1000)
+	name := f.Snap.Text(bar.Name)
+	x, y, ok := findBar(tl, f, name, 1000)
 	if !ok {
-		t.Fatalf("no pixel of the canvas names running task %s", bar.Name)
+		t.Fatalf("no pixel of the canvas names running task %s", name)
 	}
 	p = ui.TestPainter{}
 	tl.Draw(&p, f, 1000, tl.Height, ui.Point{X: x, Y: y, In: true})
-	if tl.Hover == nil || tl.Hover.Name != bar.Name {
-		t.Fatalf("hovered task = %v, want %s", tl.Hover, bar.Name)
+	if tl.Hover == nil || f.Snap.Text(tl.Hover.Name) != name {
+		t.Fatalf("hovered task = %v, want %s", tl.Hover, name)
 	}
-	if !slices.Contains(p.Texts, "click or tap for details") || !slices.ContainsFunc(p.Texts, func(s string) bool { return strings.HasPrefix(s, bar.Name+" · ") }) {
+	if !slices.Contains(p.Texts, "click or tap for details") || !slices.ContainsFunc(p.Texts, func(s string) bool { return strings.HasPrefix(s, name+" · ") }) {
 		t.Errorf("tooltip texts = %q, want the task's name and how to open its details", p.Texts)
 	}
 }
@@ -303,37 +304,38 @@ func TestTimelineSemaphoreHolder(t *testing.T) {
 			t.Errorf("the timeline shows no lane %q; it shows %q", want, p.Texts)
 		}
 	}
-	if want := heavy.Name + ":token 1+token 2+token 3@"; !slices.ContainsFunc(tl.Wide, func(s string) bool { return strings.HasPrefix(s, want) }) {
+	heavyName := f.Snap.Text(heavy.Name)
+	if want := heavyName + ":token 1+token 2+token 3@"; !slices.ContainsFunc(tl.Wide, func(s string) bool { return strings.HasPrefix(s, want) }) {
 		t.Errorf("tasks drawn across lanes = %q, want %q", tl.Wide, want)
 	}
-	if n := len(heavy.Lanes); n != 3 {
-		t.Errorf("the weight-3 request holds lanes %v, want 3", heavy.Lanes)
+	if n := len(f.Snap.TaskLanes(heavy)); n != 3 {
+		t.Errorf("the weight-3 request holds lanes %v, want 3", f.Snap.TaskLanes(heavy))
 	}
 	// Its bar covers the three rows: the pointer finds it on each, and one
 	// tooltip names the tokens.
-	x, y, ok := findBar(tl, f, heavy.Name, 1000)
+	x, y, ok := findBar(tl, f, heavyName, 1000)
 	if !ok {
-		t.Fatalf("no pixel of the canvas names %s", heavy.Name)
+		t.Fatalf("no pixel of the canvas names %s", heavyName)
 	}
 	rows := 0
 	for dy := 0.0; dy < 100; dy += 2 {
-		if n, ok := tl.TaskAt(f, x, y+dy); ok && n == heavy.Name {
+		if n, ok := tl.TaskAt(f, x, y+dy); ok && n == heavyName {
 			rows++
 		}
 	}
 	if rows*2 < 3*18 { // lanes are at least 18 px tall
-		t.Errorf("%s is drawn %d px tall at x %v, want across three lanes", heavy.Name, rows*2, x)
+		t.Errorf("%s is drawn %d px tall at x %v, want across three lanes", heavyName, rows*2, x)
 	}
 	p = ui.TestPainter{}
 	tl.Draw(&p, f, 1000, tl.Height, ui.Point{X: x, Y: y + float64(rows*2) - 4, In: true})
-	if tl.Hover == nil || tl.Hover.Name != heavy.Name {
-		t.Fatalf("hovered task at its last lane = %v, want %s", tl.Hover, heavy.Name)
+	if tl.Hover == nil || f.Snap.Text(tl.Hover.Name) != heavyName {
+		t.Fatalf("hovered task at its last lane = %v, want %s", tl.Hover, heavyName)
 	}
 	if want := "weight 3 · on token 1, token 2, token 3"; !slices.Contains(p.Texts, want) {
 		t.Errorf("tooltip texts = %q, want %q", p.Texts, want)
 	}
-	if labels := countPrefix(p.Texts, heavy.Name+" ×3"); labels != 1 {
-		t.Errorf("%s is labelled %d times, want once; texts %q", heavy.Name, labels, p.Texts)
+	if labels := countPrefix(p.Texts, heavyName+" ×3"); labels != 1 {
+		t.Errorf("%s is labelled %d times, want once; texts %q", heavyName, labels, p.Texts)
 	}
 }
 

@@ -36,9 +36,9 @@ func TestWaiterShowsItsWeight(t *testing.T) {
 		}
 		switch {
 		case x.Weight == 3 && heavy == "":
-			heavy = x.Name
+			heavy = f.Snap.Text(x.Name)
 		case x.Weight == 1 && light == "":
-			light = x.Name
+			light = f.Snap.Text(x.Name)
 		}
 	}
 	if heavy == "" || light == "" {
