@@ -223,8 +223,8 @@ func (b *tooBig) Read(p []byte) (int, error) { b.reads++; return len(p), nil }
 // TestLargeTraceFirstWindowSlowly draws the first window of a large trace
 // with no time to spare: a frame lays it out and draws its lanes, each
 // frame after finds one row's bars, says the drawing is partial, and the
-// next goes on, until the last draws what a window found at once (a
-// zoom's) draws.
+// next goes on; the frame after the last row's draws the counter tracks,
+// and what a window found at once (a zoom's) draws.
 func TestLargeTraceFirstWindowSlowly(t *testing.T) {
 	defer func(was time.Duration) { firstBarsBudget = was }(firstBarsBudget)
 	firstBarsBudget = 0
@@ -244,8 +244,8 @@ func TestLargeTraceFirstWindowSlowly(t *testing.T) {
 			t.Fatal("the drawing is still partial after 1,000 frames")
 		}
 	}
-	if frames != len(tl.rows)+1 {
-		t.Errorf("the first window drawn in %d frames, want one for the lanes, then one a row: %d", frames, len(tl.rows)+1)
+	if frames != len(tl.rows)+2 {
+		t.Errorf("the first window drawn in %d frames, want one for the lanes, one a row, then one for the tracks: %d", frames, len(tl.rows)+2)
 	}
 	whole := newTimeline(false) // not Slowly: found at once
 	var once TestPainter
@@ -266,7 +266,7 @@ func TestLargeTraceFirstWindowSlowly(t *testing.T) {
 // TestLargeTraceDrawMore draws a large trace's first window as the page
 // does: a Draw, which lays the window out and draws its lanes, then
 // DrawMore, which finds a row a frame and draws its bars over the canvas
-// (and the counter tracks with the last), until none is left. What the frames drew
+// until none is left, then the counter tracks alone. What the frames drew
 // together is what one pass draws (the now-line, drawn again over each
 // frame's bars, aside).
 func TestLargeTraceDrawMore(t *testing.T) {
@@ -284,8 +284,8 @@ func TestLargeTraceDrawMore(t *testing.T) {
 		}
 		tl.DrawMore(&all, f)
 	}
-	if frames != len(tl.rows)+1 {
-		t.Errorf("the first window drawn in %d frames, want one for the lanes, then one a row: %d", frames, len(tl.rows)+1)
+	if frames != len(tl.rows)+2 {
+		t.Errorf("the first window drawn in %d frames, want one for the lanes, one a row, then one for the tracks: %d", frames, len(tl.rows)+2)
 	}
 	var now TestPainter
 	tl.drawNow(&now, &tl.g, f)

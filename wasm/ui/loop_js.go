@@ -5,6 +5,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -628,16 +629,15 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 		// The collection of the reading's garbage, the page's render of
 		// the trace and its first frame, each in a task of its own after
 		// the reading's last: the reading's task ends first, with the
-		// collector still off. The heap is past its goal: the collection
-		// starts at the next large allocation (startCollection), here
-		// rather than amid the render's, and marks as soon as every
-		// goroutine waits, all at once (WebAssembly has one thread), so
-		// that yielding here has it mark before the render, not after it
-		// in the render's task.
+		// collector still off. The collection then marks and sweeps all
+		// at once (runtime.GC), so that no sweeping is left to run in the
+		// render's task. A trace's snapshot holds no pointer (see
+		// trace.Task): what it marks is small, and the whole collection
+		// takes a task of about 20 ms.
 		yieldToBrowser()
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(gc)
-		startCollection()
+		runtime.GC()
 		yieldToBrowser()
 		time.Sleep(time.Millisecond)
 		ctx.Dispatch(func(app.Context) {
@@ -650,10 +650,16 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 			// toast would cover the trace.
 			p.notice = notice{}
 			// The event log's rows come once the trace is drawn, with
-			// the frame loop's next panels (logHeld).
+			// the frame loop's next panels (logHeld); the side column
+			// and the code card in a render after this one (sideHeld).
 			p.logHeld = true
+			p.sideHeld = p.panel.Phase != "replay"
 		})
 		p.refresh(ctx)
+		if err == nil {
+			yieldToBrowser()
+			ctx.Dispatch(func(app.Context) { p.sideHeld = false })
+		}
 	})
 }
 

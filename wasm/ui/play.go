@@ -65,7 +65,12 @@ type Play struct {
 	// logHeld holds the event log's rows back while a trace (or the run
 	// after one) is first drawn: they come with the frame loop's panels
 	// after the drawing, in a render of their own (driver.republish).
-	logHeld  bool
+	logHeld bool
+	// sideHeld keeps the side column and the code card as the live run
+	// had them for one render after a trace is loaded: they change in a
+	// render of their own, in a later task (a long one together). The
+	// page's data-phase says "replay" once they have.
+	sideHeld bool
 	msgQuery string // the messages' filter, as typed
 	descOpen string // the preset (or "custom") whose description shows whole
 	basis    string // the preset the scenario was last, which a changed one still shows

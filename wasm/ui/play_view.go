@@ -31,6 +31,12 @@ func (p *Play) Render() app.UI {
 	if p.Embed {
 		class += " play-embed"
 	}
+	// The side column and the code card as the page showed them before a
+	// trace was loaded, until sideHeld is let go.
+	side := phase
+	if p.sideHeld && phase == "replay" {
+		side = "opening"
+	}
 	body := []app.UI{p.renderTransport(sc, preset, phase), p.renderNotice()}
 	if p.Embed {
 		body = append([]app.UI{skipLink()}, body...)
@@ -47,7 +53,7 @@ func (p *Play) Render() app.UI {
 		)
 	} else {
 		body = append(body, app.Div().Class("play-body").Body(
-			p.renderSide(sc, preset),
+			p.renderSide(sc, preset, side),
 			app.Div().Class("play-main").Body(
 				p.renderTimeline(sc, preset, phase),
 				p.renderStatsLabel(),
@@ -56,7 +62,7 @@ func (p *Play) Render() app.UI {
 				p.renderDetails(),
 				&SharePanel{Live: p.mounted, Linkable: p.panel.Phase != "replay", Link: p.link, Prefix: p.linkPrefix(), Moment: p.rw.moment,
 					Reading: p.reading, Progress: &p.progress, Host: p},
-				p.renderCode(sc, phase),
+				p.renderCode(sc, side),
 				p.renderCodeB(),
 			),
 		))
@@ -65,7 +71,7 @@ func (p *Play) Render() app.UI {
 		ID("playground").
 		Class(class).
 		DataSet("mounted", strconv.FormatBool(p.mounted)).
-		DataSet("phase", phase).
+		DataSet("phase", side).
 		DataSet("primitive", sc.Primitive).
 		DataSet("preset", preset).
 		Body(body...)
@@ -515,8 +521,8 @@ func logDetail(primitive string, k core.EventKind, key string, lane int, weight 
 
 // renderSide draws the left column: presets, setup, work and run
 // controls.
-func (p *Play) renderSide(sc sim.Scenario, preset string) app.UI {
-	if p.panel.Phase == "replay" {
+func (p *Play) renderSide(sc sim.Scenario, preset, phase string) app.UI {
+	if phase == "replay" {
 		return app.Aside().Class("side").Body(p.renderPresets(preset), p.renderTraceCard())
 	}
 	return app.Aside().Class("side").Body(

@@ -264,7 +264,7 @@ func (t *timeline) Draw(p painter, f Frame, w, h float64, mouse Point) float64 {
 	t.drawQueue(p, &g, f)
 	t.drawBars(p, &g, f)
 	if !t.Partial {
-		t.drawTracks(p, &g, f) // else with the last rows' bars (DrawMore)
+		t.drawTracks(p, &g, f) // else after the last rows' bars (DrawMore)
 	}
 	t.drawNow(p, &g, f)
 	t.drawSelected(p)
@@ -1035,15 +1035,19 @@ func (t *timeline) drawBars(p painter, g *geometry, f Frame) {
 		// page (Slowly), the first window of a trace is found a few rows
 		// a frame, within firstBarsBudget, from the frame after the one
 		// that lays it out and draws its lanes and axis (the counter
-		// tracks come with the last rows), so that no task of the page's
-		// thread holds them all; a later window (a zoom) all at once.
+		// tracks come in the frame after the last rows'), so that no task
+		// of the page's thread holds them all; a later window (a zoom)
+		// all at once.
 		fresh := false
 		if c.key != key {
 			c.start(key, t.Slowly && c.key.snap != snap)
 			fresh = c.slowly
 		}
-		if c.done < len(t.rows) && !(c.slowly && t.Again) && !fresh {
+		switch {
+		case c.done < len(t.rows) && !(c.slowly && t.Again) && !fresh:
 			t.findBars(b, c, hits0)
+		case c.done == len(t.rows):
+			c.tracks = true // found by an earlier frame: the tracks now
 		}
 		c.draw(p)
 		t.selRect, t.selShown = sel0, shown0
@@ -1084,7 +1088,7 @@ func (t *timeline) useBars(c *barCache) {
 	if c.selShown {
 		t.selRect, t.selShown = c.selRect, true
 	}
-	t.Partial = c.done < len(t.rows)
+	t.Partial = c.done < len(t.rows) || !c.tracks
 }
 
 // drawLabels draws the task names written in bars.
@@ -1101,9 +1105,17 @@ func drawLabels(p painter, labels []barLabel) {
 // canvas: the page's frame loop checks). Drawing those rows alone, it
 // costs the browser their rasterizing, not that of every bar found so
 // far, which a Draw of a 200,000-task trace's window takes some 25 ms
-// for.
+// for. Once every row's are drawn, the next DrawMore draws the counter
+// tracks.
 func (t *timeline) DrawMore(p painter, f Frame) {
 	g, c := &t.g, &t.bars
+	if c.done == len(t.rows) {
+		// Every row's bars are drawn: the counter tracks, alone.
+		t.drawTracks(p, g, f)
+		c.tracks, t.Partial = true, false
+		t.drawNow(p, g, f)
+		return
+	}
 	from := c.done
 	t.fills.reset()
 	t.caps.reset()
@@ -1118,9 +1130,6 @@ func (t *timeline) DrawMore(p painter, f Frame) {
 	t.useBars(c)
 	t.drawMarkers(p, g, from, c.done)
 	drawLabels(p, b.labels)
-	if !t.Partial {
-		t.drawTracks(p, g, f)
-	}
 	t.drawNow(p, g, f)
 	t.drawSelected(p)
 }
@@ -1168,6 +1177,11 @@ type barCache struct {
 	bars     int
 	selRect  [4]float64
 	selShown bool
+	// tracks is set once the counter tracks are drawn with these bars:
+	// at once, or, when the bars are found slowly, by the DrawMore after
+	// the one that found the last rows (a frame of their own: a large
+	// trace's tracks take some 20 ms).
+	tracks bool
 }
 
 // barBatch is bars found in one frame, by colour.
@@ -1201,7 +1215,7 @@ var firstBarsBudget = 8 * time.Millisecond
 
 // start empties c for the bars of key, to be found slowly or not.
 func (c *barCache) start(key barKey, slowly bool) {
-	c.key, c.done, c.slowly = key, 0, slowly
+	c.key, c.done, c.slowly, c.tracks = key, 0, slowly, !slowly
 	for i := range c.batches {
 		c.batches[i].clear()
 	}

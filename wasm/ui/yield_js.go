@@ -65,16 +65,3 @@ func (y *yielder) init() {
 	}
 	y.port = out
 }
-
-// collectionKick holds startCollection's allocation, so that it is made.
-var collectionKick []byte
-
-// startCollection starts the collection that the heap's growth calls for,
-// if it has not started: the runtime looks whether one is due at each
-// allocation of more than 32 KB (and at some smaller ones), which this is.
-// Unlike runtime.GC it does not wait for the collection, which marks
-// when every goroutine waits, nor sweep the whole heap at once.
-func startCollection() {
-	collectionKick = make([]byte, 64<<10)
-	collectionKick = nil
-}
