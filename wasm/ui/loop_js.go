@@ -640,10 +640,13 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 		runtime.GC()
 		yieldToBrowser()
 		time.Sleep(time.Millisecond)
-		ctx.Dispatch(func(app.Context) {
+		show := p.takePanels()
+		ctx.Dispatch(func(ctx app.Context) {
 			p.reading = ""
+			defer p.keepThumb(ctx)
 			if err != nil {
 				p.fail(err)
+				show()
 				return
 			}
 			// The transport bar says what is shown (renderTransport): a
@@ -651,15 +654,21 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 			p.notice = notice{}
 			// The event log's rows come once the trace is drawn, with
 			// the frame loop's next panels (logHeld); the side column
-			// and the code card in a render after this one (sideHeld).
+			// and the code card in a render after this one, in a task of
+			// its own (sideHeld): go-app renders in animation frames, so
+			// they are let go once this render is done.
 			p.logHeld = true
 			p.sideHeld = p.panel.Phase != "replay"
+			show()
+			if p.sideHeld {
+				ctx.Defer(func(ctx app.Context) {
+					ctx.Async(func() {
+						yieldToBrowser()
+						ctx.Dispatch(func(app.Context) { p.sideHeld = false })
+					})
+				})
+			}
 		})
-		p.refresh(ctx)
-		if err == nil {
-			yieldToBrowser()
-			ctx.Dispatch(func(app.Context) { p.sideHeld = false })
-		}
 	})
 }
 
