@@ -466,7 +466,10 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		l.publish()
 		show := p.takePanels()
 		det, open := l.drv.refreshDetails()
-		flip := l.drv.republish // the panels of a trace not drawn yet
+		// The panels of a trace not drawn yet, or those that let its
+		// side column go: each a render the frame waits for.
+		side := p.sideHeld.Load() && !l.drv.republish
+		flip := l.drv.republish || side
 		if flip {
 			l.flipDue.Store(true)
 		}
@@ -478,7 +481,11 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 				})
 			}
 			show()
-			p.logHeld = flip
+			if side {
+				p.sideHeld.Store(false) // the event log's rows come next
+			} else {
+				p.logHeld = flip
+			}
 			p.keepThumb(ctx)
 			p.expireNotice(time.Now())
 			if open && p.details != nil && p.details.ID == det.ID {
@@ -652,22 +659,12 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 			// The transport bar says what is shown (renderTransport): a
 			// toast would cover the trace.
 			p.notice = notice{}
-			// The event log's rows come once the trace is drawn, with
-			// the frame loop's next panels (logHeld); the side column
-			// and the code card in a render after this one, in a task of
-			// its own (sideHeld): go-app renders in animation frames, so
-			// they are let go once this render is done.
+			// The side column and the code card change once the trace
+			// is drawn, with the frame loop's next panels (sideHeld), and
+			// the event log's rows with the panels after those (logHeld).
 			p.logHeld = true
-			p.sideHeld = p.panel.Phase != "replay"
+			p.sideHeld.Store(p.panel.Phase != "replay")
 			show()
-			if p.sideHeld {
-				ctx.Defer(func(ctx app.Context) {
-					ctx.Async(func() {
-						yieldToBrowser()
-						ctx.Dispatch(func(app.Context) { p.sideHeld = false })
-					})
-				})
-			}
 		})
 	})
 }

@@ -67,10 +67,12 @@ type Play struct {
 	// after the drawing, in a render of their own (driver.republish).
 	logHeld bool
 	// sideHeld keeps the side column and the code card as the live run
-	// had them for one render after a trace is loaded: they change in a
-	// render of their own, in a later task (a long one together). The
-	// page's data-phase says "replay" once they have.
-	sideHeld bool
+	// had them after a trace is loaded, until the frame loop's panels
+	// after the trace's first drawing let them go, in a render of their
+	// own (a long one together); the event log's rows come with the
+	// panels after those. The page's data-phase says "replay" once they
+	// have. The frame loop reads it.
+	sideHeld atomic.Bool
 	msgQuery string // the messages' filter, as typed
 	descOpen string // the preset (or "custom") whose description shows whole
 	basis    string // the preset the scenario was last, which a changed one still shows

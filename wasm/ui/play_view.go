@@ -31,12 +31,7 @@ func (p *Play) Render() app.UI {
 	if p.Embed {
 		class += " play-embed"
 	}
-	// The side column and the code card as the page showed them before a
-	// trace was loaded, until sideHeld is let go.
-	side := phase
-	if p.sideHeld && phase == "replay" {
-		side = "opening"
-	}
+	side := p.sidePhase(phase)
 	body := []app.UI{p.renderTransport(sc, preset, phase), p.renderNotice()}
 	if p.Embed {
 		body = append([]app.UI{skipLink()}, body...)
@@ -75,6 +70,16 @@ func (p *Play) Render() app.UI {
 		DataSet("primitive", sc.Primitive).
 		DataSet("preset", preset).
 		Body(body...)
+}
+
+// sidePhase returns the phase that the side column and the code card
+// show, and the page's data-phase says: phase, but for "opening" while
+// sideHeld keeps them as they were before a trace was loaded.
+func (p *Play) sidePhase(phase string) string {
+	if p.sideHeld.Load() && phase == "replay" {
+		return "opening"
+	}
+	return phase
 }
 
 func (p *Play) openHref() string {

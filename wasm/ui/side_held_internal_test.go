@@ -16,9 +16,9 @@ func TestSideHeld(t *testing.T) {
 	p := &Play{mounted: true}
 	p.sc = sim.Presets()[0].Scenario
 	p.panel.Phase, p.panel.Replay = "replay", "big.json"
-	p.sideHeld = true
+	p.sideHeld.Store(true)
 	held := app.HTMLString(p.Render())
-	p.sideHeld = false
+	p.sideHeld.Store(false)
 	shown := app.HTMLString(p.Render())
 	for _, c := range []struct {
 		html, phase string
