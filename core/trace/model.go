@@ -87,12 +87,7 @@ func (s Stamp) UnixNano() int64 { return s.v ^ math.MinInt64 }
 
 // Time returns s as a time.Time in UTC; the zero time.Time for the zero
 // Stamp.
-func (s Stamp) Time() time.Time {
-	if s.v == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, s.UnixNano()).UTC()
-}
+func (s Stamp) Time() time.Time { return timeOf(s.UnixNano()) }
 
 // Sub returns the duration s-u, as time.Time.Sub does: clamped to the
 // Durations an int64 holds. Either being zero gives a meaningless

@@ -647,13 +647,10 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 		runtime.GC()
 		yieldToBrowser()
 		time.Sleep(time.Millisecond)
-		show := p.takePanels()
-		ctx.Dispatch(func(ctx app.Context) {
+		ctx.Dispatch(func(app.Context) {
 			p.reading = ""
-			defer p.keepThumb(ctx)
 			if err != nil {
 				p.fail(err)
-				show()
 				return
 			}
 			// The transport bar says what is shown (renderTransport): a
@@ -664,8 +661,8 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 			// the event log's rows with the panels after those (logHeld).
 			p.logHeld = true
 			p.sideHeld.Store(p.panel.Phase != "replay")
-			show()
 		})
+		p.refresh(ctx)
 	})
 }
 
