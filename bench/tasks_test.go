@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"sluice/core"
+	"sluice/metrics/prom"
 )
 
 // BenchmarkTasks runs tasks that do real work through each pool, at
@@ -30,6 +31,8 @@ import (
 //   - sluice-processor: Processor.Submit with the cancellable context, the
 //     *Future dropped.
 //   - each of them again with -observed: WithObserver(func(core.Event){}).
+//   - sluice-go-collector: sluice-go observed by a sluice/metrics/prom
+//     Collector (scraped by nobody: the observer's cost alone).
 //   - pond-go (pond's Go), conc (pool.Go), errgroup (Go with SetLimit),
 //     ants (Submit): the peers' calls without a handle.
 func BenchmarkTasks(b *testing.B) {
@@ -43,6 +46,11 @@ func BenchmarkTasks(b *testing.B) {
 				b.Run("sluice-"+form.name+"-observed", func(b *testing.B) {
 					form.run(b, w.work(), w.batch, n, core.WithObserver(func(core.Event) {}))
 				})
+				if form.name == "go" {
+					b.Run("sluice-go-collector", func(b *testing.B) {
+						form.run(b, w.work(), w.batch, n, prom.New("bench").Option())
+					})
+				}
 			}
 			b.Run("pond-go", func(b *testing.B) {
 				var wg sync.WaitGroup

@@ -578,3 +578,121 @@ func TestEventTimesInOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestQueueObserverDelivery checks a queue's delivery of events under
+// many submitters and an observer slow enough that goroutines wait for
+// one another's events: the observer is never called from two goroutines
+// at once, sees each task's events in order, has seen a task's Enqueued
+// when its Submit returns and its Started when its function runs.
+func TestQueueObserverDelivery(t *testing.T) {
+	const submitters, tasks = 16, 300
+	var in, overlaps atomic.Int64
+	var mu sync.Mutex
+	last := map[string]core.EventKind{} // by task name: the latest event seen
+	var calls int
+	var disorder []string
+	obs := func(e core.Event) {
+		if in.Add(1) > 1 {
+			overlaps.Add(1)
+		}
+		mu.Lock()
+		calls++
+		slow := calls%7 == 0
+		if e.Task != 0 {
+			if prev, want := last[e.Name], map[core.EventKind]core.EventKind{core.Enqueued: 0, core.Waiting: core.Enqueued, core.Started: core.Waiting, core.Finished: core.Started}[e.Kind]; prev != want && !(e.Kind == core.Started && prev == core.Enqueued) {
+				disorder = append(disorder, e.Name+": "+prev.String()+" then "+e.Kind.String())
+			}
+			last[e.Name] = e.Kind
+		}
+		mu.Unlock()
+		if slow {
+			time.Sleep(time.Microsecond) // others' batches queue, and some park
+		}
+		in.Add(-1)
+	}
+	seen := func(name string, want core.EventKind) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return last[name] >= want
+	}
+	q := core.NewWorkQueue(4, core.WithObserver(obs))
+	var errs atomic.Int64
+	var wg sync.WaitGroup
+	for g := range submitters {
+		wg.Go(func() {
+			for i := range tasks {
+				name := strconv.Itoa(g) + "/" + strconv.Itoa(i)
+				_, err := q.Submit(context.Background(), func(context.Context) error {
+					if !seen(name, core.Started) {
+						t.Errorf("task %s runs before the observer saw it start", name)
+					}
+					return nil
+				}, core.WithName(name))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !seen(name, core.Enqueued) {
+					errs.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := q.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := errs.Load(); n != 0 {
+		t.Errorf("%d Submit calls returned before the observer saw their task enqueued, want 0", n)
+	}
+	if n := overlaps.Load(); n != 0 {
+		t.Errorf("observer calls overlapped %d times, want 0", n)
+	}
+	if len(disorder) > 0 {
+		t.Errorf("%d tasks' events out of order, first %s", len(disorder), disorder[0])
+	}
+	for name, k := range last {
+		if k != core.Finished {
+			t.Errorf("task %s: last event %v, want finished", name, k)
+			break
+		}
+	}
+	if got, want := len(last), submitters*tasks; got != want {
+		t.Errorf("observer saw %d tasks, want %d", got, want)
+	}
+}
+
+// TestTaskContextAfterFuncWhenDone checks that a task's context, asked
+// through its AfterFunc method (as context.AfterFunc and context.WithCancel
+// ask it) to call f once it is done, calls f in a goroutine of its own when
+// it is done already, as context.AfterFunc does: the context package makes
+// that call holding the lock that f takes, so f called on the caller's
+// goroutine deadlocks a WithCancel racing the task's end.
+func TestTaskContextAfterFuncWhenDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := core.NewWorkQueue(1)
+		defer q.Close()
+		var tctx context.Context
+		if err := q.Do(context.Background(), func(ctx context.Context) error { tctx = ctx; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if tctx.Err() == nil {
+			t.Fatal("the task's context is not done once its function returned")
+		}
+		af, ok := tctx.(interface{ AfterFunc(func()) func() bool })
+		if !ok {
+			t.Fatal("a task's context has no AfterFunc method")
+		}
+		called := make(chan struct{})
+		var returned atomic.Bool
+		go func() {
+			af.AfterFunc(func() { called <- struct{}{} })
+			returned.Store(true)
+		}()
+		synctest.Wait()
+		if !returned.Load() {
+			t.Error("AfterFunc on a done context called f before returning, on the caller's goroutine")
+		}
+		<-called
+	})
+}

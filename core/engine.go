@@ -35,12 +35,13 @@ import (
 // context.AfterFunc per distinct context), which cancels the whole list
 // when that context ends.
 //
-// Events are appended under the lock, in the order the state changed, and
-// delivered outside it by whichever goroutine finds them there and nobody
-// delivering; a goroutine that made events goes on only once they are
-// delivered. So the observer sees one total order, never from two
-// goroutines at once, counters rebuilt from its events never pass the
-// limit, and a task's Started has been seen before its function runs.
+// Events are appended under the lock, in the order the state changed; the
+// goroutine that made them hands them, as one batch, to whichever goroutine
+// holds the right to deliver, taking that right itself when nobody does,
+// and goes on once they are delivered (see flush). So the observer sees one
+// total order, never from two goroutines at once, counters rebuilt from
+// its events never pass the limit, and a task's Started has been seen
+// before its function runs.
 type engine struct {
 	cfg    config
 	closed atomic.Bool // Close was called: task contexts report Canceled
@@ -87,18 +88,52 @@ type engine struct {
 	nrunning, maxRunning                             int
 	submitted, succeeded, failed, canceled, panicked uint64
 
-	events, spare []Event
-	stamp         time.Duration // if stamped, the time read before this holder of mu took it (lockStamped)
-	stamped       bool
-	lastEv        time.Duration // the time of the latest event
-	emitting      bool
-	appended      uint64        // events appended so far
-	delivered     atomic.Uint64 // events delivered so far; written under mu
-	evWaiters     []evWaiter    // goroutines waiting until the events up to seq are delivered
-	post          []postOp      // to run once e.mu is released: see unlock
-	spawns        []*Task       // tasks taken for new workers, which unlock starts
-	stopReady     bool          // stopped: close stopped once the events are out
-	stopped       chan struct{}
+	events    []evRec       // appended under mu; see unlockDelivering
+	stamp     time.Duration // if stamped, the time read before this holder of mu took it (lockStamped)
+	stamped   bool
+	lastEv    time.Duration // the time of the latest event
+	appended  uint64        // events appended so far
+	post      []postOp      // to run once e.mu is released: see unlock
+	spawns    []*Task       // tasks taken for new workers, which unlock starts
+	stopReady bool          // stopped: close stopped once the events are out
+	stopped   chan struct{}
+
+	// The events' delivery (see flush). evMu guards pend, spareBufs and
+	// evWaiters.
+	delivered atomic.Uint64 // events delivered so far
+	// dstate is, in one word, the right to deliver (dsEmitting: a
+	// goroutine delivers, the only one that calls the observer), the
+	// count of batches in pend (in units of dsPend) and that of the
+	// goroutines in evWaiters (in units of dsParked).
+	dstate    atomic.Uint64
+	evMu      sync.Mutex
+	pend      []*evBuf   // batches waiting for delivery, in event order
+	spareBufs []*evBuf   // delivered batches' buffers, for reuse
+	evWaiters []evWaiter // goroutines parked until the events up to seq are delivered
+}
+
+const (
+	dsEmitting = 1
+	dsPend     = 1 << 1
+	dsParked   = 1 << 32
+	dsPendMask = dsParked - dsPend
+)
+
+// evBuf is a batch of events queued for delivery.
+type evBuf struct {
+	evs []evRec
+}
+
+// evRec is an event as recorded under the lock: what the Event needs that
+// may change later, and the task for the rest (its number, name and
+// priority, which do not). deliver makes the Event, outside the lock.
+type evRec struct {
+	t    *Task // nil for lane and queue events
+	key  string
+	err  error
+	at   time.Duration // since the clock's origin
+	lane int           // the Event's Lane; its Weight for Resized
+	kind EventKind
 }
 
 type engState uint8
@@ -179,7 +214,17 @@ func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) 
 		if !block || e.caller(ctx) != nil {
 			return ErrFull
 		}
-		if looked || !e.watchWaitingLocked() {
+		if looked {
+			break
+		}
+		if l != nil {
+			l.entering++ // the lane stays while the lock is released
+		}
+		released := e.watchWaitingLocked()
+		if l != nil {
+			l.entering--
+		}
+		if !released {
 			break
 		}
 		// It released the lock: look again.
@@ -189,8 +234,7 @@ func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) 
 	if l != nil {
 		l.waiting++
 	}
-	e.stamped = false // stale once the wait is over
-	e.mu.Unlock()
+	e.unlock() // with what a sweep above did: its events, its spawns
 	d := ctx.Done()
 	var err error
 	select {
@@ -233,7 +277,7 @@ func (e *engine) watchWaitingLocked() bool {
 	if len(ts) == 0 {
 		return false
 	}
-	e.mu.Unlock()
+	e.unlock() // with what a sweep before did: its events, its spawns
 	ds := make([]<-chan struct{}, len(ts))
 	for i, t := range ts {
 		ds[i] = t.parent.Done()
@@ -1207,10 +1251,10 @@ func (e *engine) maybeStopLocked() {
 	e.pending = pendingQueue{}
 	e.rooms = nil
 	e.ev(Closed, nil, nil)
-	e.stopReady = true
-	if !e.emitting && len(e.events) == 0 {
-		e.stopReady = false
+	if len(e.events) == 0 {
 		close(e.stopped)
+	} else {
+		e.stopReady = true // by unlock, once the Closed event is delivered
 	}
 }
 
@@ -1275,16 +1319,24 @@ func (e *engine) lockStamped() {
 	e.stamp, e.stamped = now, true
 }
 
-// evTime is the time of an event appended now: the time read before the
+// evAt is the time of an event appended now: the time read before the
 // lock was taken, if it was, else the clock's; never before the previous
 // event's, so that event times follow the order of the events.
-func (e *engine) evTime() time.Time {
+func (e *engine) evAt() time.Duration {
 	d := e.stamp
 	if !e.stamped {
 		d = e.now()
 	}
 	e.lastEv = max(e.lastEv, d)
-	return e.cfg.org.time(e.lastEv)
+	return e.lastEv
+}
+
+// newEv appends an event of kind, stamped now, and returns it to be
+// filled in. There is an observer.
+func (e *engine) newEv(kind EventKind) *evRec {
+	e.events = append(e.events, evRec{kind: kind, at: e.evAt()})
+	e.appended++
+	return &e.events[len(e.events)-1]
 }
 
 // ev appends an event for t (nil for queue events) if there is an observer.
@@ -1292,33 +1344,30 @@ func (e *engine) ev(kind EventKind, t *Task, err error) {
 	if e.cfg.observer == nil {
 		return
 	}
-	x := Event{Kind: kind, Time: e.evTime(), Err: err}
+	x := e.newEv(kind)
+	x.err = err
 	if t != nil {
-		x.Task, x.Name, x.Priority, x.Weight, x.Lane = t.id, t.name, t.priority, 1, max(t.slot, 0)
+		x.t, x.lane = t, max(t.slot, 0)
 		if t.lane != nil {
-			x.Key = t.lane.keyStr
-			x.Lane = t.lane.num
+			x.key, x.lane = t.lane.keyStr, t.lane.num
 		}
 	} else if kind == Resized {
-		x.Weight = int64(e.limit)
+		x.lane = e.limit
 	}
-	e.events = append(e.events, x)
-	e.appended++
 }
 
 // laneEv appends a lane event for l if there is an observer.
 func (e *engine) laneEv(kind EventKind, l *lane) {
 	if e.cfg.observer != nil {
-		e.events = append(e.events, Event{Kind: kind, Time: e.evTime(), Key: l.keyStr, Lane: l.num})
-		e.appended++
+		x := e.newEv(kind)
+		x.key, x.lane = l.keyStr, l.num
 	}
 }
 
-// unlock releases e.mu, first delivering the events appended under it (or
-// waiting for the goroutine delivering to deliver them), then runs the calls
-// that must not be made under the lock: the cancel functions of contexts
-// derived from tasks', and the arming and stopping of watches (their context
-// may be a task's of this very queue).
+// unlock releases e.mu, then delivers the events appended under it (see
+// deliver), then runs the calls that must not be made under the lock: the
+// cancel functions of contexts derived from tasks', and the arming and
+// stopping of watches (their context may be a task's of this very queue).
 func (e *engine) unlock() {
 	e.stamped = false
 	var buf [4]*Task
@@ -1327,18 +1376,10 @@ func (e *engine) unlock() {
 	var pbuf [4]postOp
 	post := append(pbuf[:0], e.post...)
 	e.post = slices.Delete(e.post, 0, len(e.post))
-	switch {
-	case len(e.events) == 0:
+	if len(e.events) == 0 {
 		e.mu.Unlock()
-	case !e.emitting:
-		e.deliver()
-	default:
-		// Another goroutine delivers: wait until it has delivered these
-		// events too, so that no caller goes on (into a task's function,
-		// say) before the observer has seen what it did.
-		seq := e.appended
-		e.mu.Unlock()
-		e.awaitDelivery(seq)
+	} else {
+		e.unlockDelivering()
 	}
 	for _, op := range post {
 		switch {
@@ -1355,71 +1396,217 @@ func (e *engine) unlock() {
 	}
 }
 
-// awaitDelivery returns once the events up to seq are delivered by the
-// goroutine delivering them: it yields a few times first, since an
-// observer is quick, then waits on a channel of its own.
-func (e *engine) awaitDelivery(seq uint64) {
-	for range deliverySpins {
-		if e.delivered.Load() >= seq {
+// batchEvents is how many events unlockDelivering copies to its stack.
+const batchEvents = 4
+
+// unlockDelivering takes the events appended under e.mu as a batch,
+// releases e.mu and returns once the batch is delivered (see flush). When
+// nobody delivers and no batch waits, it delivers its batch itself, from
+// a copy on its stack (so that the engine's buffer stays with the lock's
+// holders); else it queues the batch for the goroutine delivering.
+func (e *engine) unlockDelivering() {
+	var buf [batchEvents]evRec
+	to := e.appended
+	stop := e.stopReady
+	e.stopReady = false
+	var evs []evRec
+	if len(e.events) <= batchEvents && e.takeRight(true) {
+		evs = append(buf[:0], e.events...)
+		clear(e.events)
+		e.events = e.events[:0]
+	} else {
+		e.queueLocked()
+	}
+	e.mu.Unlock()
+	if evs != nil {
+		e.deliver(evs)
+		e.release()
+	} else {
+		e.flush(to)
+	}
+	if stop {
+		close(e.stopped)
+	}
+}
+
+// queueLocked queues the events appended under e.mu as a batch; a batch
+// larger than the spare buffers' bound takes the engine's buffer with it.
+func (e *engine) queueLocked() {
+	e.evMu.Lock()
+	var b *evBuf
+	if n := len(e.spareBufs); n > 0 {
+		b = e.spareBufs[n-1]
+		e.spareBufs[n-1] = nil
+		e.spareBufs = e.spareBufs[:n-1]
+	} else {
+		b = new(evBuf)
+	}
+	if len(e.events) > maxSpareEvents {
+		b.evs, e.events = e.events, nil
+	} else {
+		b.evs = append(b.evs, e.events...)
+		clear(e.events)
+		e.events = e.events[:0]
+	}
+	e.pend = append(e.pend, b)
+	e.evMu.Unlock()
+	e.dstate.Add(dsPend)
+}
+
+// flush returns once the events up to seq are delivered. The goroutine
+// that holds the right to deliver (dsEmitting) delivers every batch queued,
+// in order, its own or not, so that a goroutine that queued a batch and
+// then lost its processor holds nobody up; one that finds nobody
+// delivering takes the right; one that finds somebody looks a few times,
+// since an observer is quick, yields a few times, then parks until the
+// deliverer wakes it.
+func (e *engine) flush(seq uint64) {
+	for i := 0; e.delivered.Load() < seq; i++ {
+		switch {
+		case e.takeRight(false):
+			e.deliverQueued()
+			e.release()
+		case i < deliveryLooks:
+		case i < deliveryLooks+deliverySpins:
+			runtime.Gosched()
+		default:
+			e.park(seq)
+		}
+	}
+}
+
+// deliverQueued delivers the queued batches, in order, until none is
+// left. Its caller holds the right to deliver.
+func (e *engine) deliverQueued() {
+	for {
+		e.evMu.Lock()
+		if len(e.pend) == 0 {
+			e.pend = e.pend[:0:min(cap(e.pend), maxSpareList)] // reuse the array from its start
+			e.evMu.Unlock()
 			return
 		}
-		runtime.Gosched()
+		b := e.pend[0]
+		e.pend[0] = nil
+		e.pend = e.pend[1:]
+		e.evMu.Unlock()
+		e.dstate.Add(^uint64(dsPend - 1)) // minus dsPend
+		e.deliver(b.evs)
+		if e.dstate.Load() >= dsParked {
+			e.wake()
+		}
+		if cap(b.evs) > maxSpareEvents {
+			continue // a burst's buffer goes with it
+		}
+		clear(b.evs)
+		b.evs = b.evs[:0]
+		e.evMu.Lock()
+		if len(e.spareBufs) < maxSpareList {
+			e.spareBufs = append(e.spareBufs, b)
+		}
+		e.evMu.Unlock()
 	}
-	e.mu.Lock()
+}
+
+// takeRight takes the right to deliver if nobody holds it and, if first
+// is set, no batch is queued (the caller's batch is then the next).
+func (e *engine) takeRight(first bool) bool {
+	st := e.dstate.Load()
+	busy := uint64(dsEmitting)
+	if first {
+		busy |= dsPendMask
+	}
+	return st&busy == 0 && e.dstate.CompareAndSwap(st, st|dsEmitting)
+}
+
+// release gives up the right to deliver once no batch is queued and no
+// goroutine is parked: a goroutine that queued a batch while this one
+// delivered found the right taken, and counts on this one.
+func (e *engine) release() {
+	for {
+		switch st := e.dstate.Load(); {
+		case st&dsPendMask != 0:
+			e.deliverQueued()
+		case st >= dsParked:
+			e.wake()
+		case e.dstate.CompareAndSwap(st, st&^dsEmitting):
+			return
+		}
+	}
+}
+
+// deliver hands evs to the observer and counts them delivered. Its caller
+// holds the right to deliver.
+func (e *engine) deliver(evs []evRec) {
+	for i := range evs {
+		r := &evs[i]
+		x := Event{Kind: r.kind, Time: e.cfg.org.time(r.at), Key: r.key, Lane: r.lane, Err: r.err}
+		if t := r.t; t != nil {
+			x.Task, x.Name, x.Priority, x.Weight = t.id, t.name, t.priority, 1
+		} else if r.kind == Resized {
+			x.Weight, x.Lane = int64(r.lane), 0
+		}
+		e.cfg.observer(x)
+	}
+	e.delivered.Add(uint64(len(evs)))
+}
+
+// maxSpareEvents bounds the event buffers kept between batches, so that an
+// observed queue does not keep the memory of its largest batch.
+const maxSpareEvents = 256
+
+// wake wakes the parked goroutines whose events are delivered. Its caller
+// holds the right to deliver.
+func (e *engine) wake() {
+	e.evMu.Lock()
+	seq := e.delivered.Load()
+	ws := e.evWaiters[:0]
+	for _, w := range e.evWaiters {
+		if w.seq <= seq {
+			e.dstate.Add(^uint64(dsParked - 1)) // minus dsParked
+			close(w.ch)
+		} else {
+			ws = append(ws, w)
+		}
+	}
+	clear(e.evWaiters[len(ws):])
+	e.evWaiters = ws
+	if len(ws) == 0 && cap(ws) > maxSpareList {
+		e.evWaiters = nil
+	}
+	e.evMu.Unlock()
+}
+
+// park waits until the events up to seq are delivered. It counts itself
+// in dstate before it looks at delivered again, and a deliverer adds to
+// delivered before it gives up the right to deliver, which it keeps while
+// a goroutine is parked, so that one of the two sees the other. A
+// goroutine parks only once its batch is queued: the deliverer delivers
+// it before it gives up the right.
+func (e *engine) park(seq uint64) {
+	e.evMu.Lock()
+	e.dstate.Add(dsParked)
 	if e.delivered.Load() >= seq {
-		e.mu.Unlock()
+		e.dstate.Add(^uint64(dsParked - 1))
+		e.evMu.Unlock()
 		return
 	}
 	w := evWaiter{seq, make(chan struct{})}
 	e.evWaiters = append(e.evWaiters, w)
-	e.mu.Unlock()
+	e.evMu.Unlock()
 	<-w.ch
 }
 
-// deliverySpins is how many times awaitDelivery yields before it waits.
-const deliverySpins = 4
+// deliveryLooks is how many times flush looks before it yields (the
+// deliverer is most often running on another core), and deliverySpins
+// how many times it yields before it parks.
+const (
+	deliveryLooks = 200
+	deliverySpins = 4
+)
 
-// maxSpareEvents bounds the event buffer kept between batches, so that an
-// observed queue does not keep the memory of its largest batch.
-const maxSpareEvents = 256
-
-// deliver hands the events to the observer until there are none, then
-// releases e.mu.
-func (e *engine) deliver() {
-	e.emitting = true
-	for len(e.events) > 0 {
-		evs := e.events
-		e.events = e.spare[:0]
-		e.mu.Unlock()
-		for i := range evs {
-			e.cfg.observer(evs[i])
-		}
-		e.mu.Lock()
-		e.delivered.Add(uint64(len(evs)))
-		clear(evs)
-		if cap(evs) <= maxSpareEvents {
-			e.spare = evs[:0]
-		} else {
-			e.spare = nil // a burst's buffer goes with it
-		}
-		ws := e.evWaiters[:0]
-		for _, w := range e.evWaiters {
-			if w.seq <= e.delivered.Load() {
-				close(w.ch)
-			} else {
-				ws = append(ws, w)
-			}
-		}
-		clear(e.evWaiters[len(ws):])
-		e.evWaiters = ws
-	}
-	e.emitting = false
-	if e.stopReady {
-		e.stopReady = false
-		close(e.stopped)
-	}
-	e.mu.Unlock()
-}
+// maxSpareList bounds the lists of the delivery (parked goroutines, queued
+// batches, spare buffers) kept once emptied.
+const maxSpareList = 16
 
 // watch lists the tasks whose submitter's context has one Done channel,
 // and cancels them when it ends. A waiting task is listed only while
@@ -1577,7 +1764,7 @@ func (e *engine) fire(w *watch) {
 func (e *engine) trimLocked() {
 	e.pending.free()
 	e.rooms, e.tokenWait, e.spawns = emptied(e.rooms), emptied(e.tokenWait), emptied(e.spawns)
-	e.post, e.evWaiters = emptied(e.post), emptied(e.evWaiters)
+	e.post = emptied(e.post)
 	if len(e.watches) == 0 {
 		e.watches = nil // a map does not shrink; watchLocked makes another
 	}

@@ -104,6 +104,10 @@ type lane struct {
 	active     *Task // the task handed to the scheduler, nil when idle
 	waiting    int   // Submit calls waiting for room in the lane
 	shown      bool  // LaneCreated reported: a task was accepted in it
+	// entering counts the Submit calls that hold the lane while the lock
+	// is released before they wait (see enterLocked): like waiting ones,
+	// they keep it from idling.
+	entering int32
 
 	idleAt       time.Duration
 	iprev, inext *lane
@@ -120,6 +124,10 @@ type keyLane[K comparable] struct {
 func keyOf[K comparable](l *lane) K { return l.owner.(*keyLane[K]).key }
 
 func (l *lane) busy() bool { return l.active != nil }
+
+// claimed reports whether a Submit call waits for room in l, or holds it
+// on its way there.
+func (l *lane) claimed() bool { return l.waiting > 0 || l.entering > 0 }
 
 // pendingCount counts the lane's tasks that have not started.
 func (l *lane) pendingCount() int {
@@ -297,7 +305,7 @@ func (q *KeyedQueue[K]) submit(ctx context.Context, key K, fn func(context.Conte
 	}
 	k.unidle(l)
 	if err := e.enterLocked(ctx, t, l, block); err != nil {
-		if !l.busy() && l.waiting == 0 && e.state == engOpen {
+		if !l.busy() && !l.claimed() && e.state == engOpen {
 			if l.shown {
 				k.goIdle(l) // back to idling
 			} else {
@@ -384,7 +392,7 @@ func (k *keyShard[K]) nextLocked(l *lane) {
 		k.e.readyLocked(t)
 		return
 	}
-	if l.waiting == 0 && k.e.state < engStopped {
+	if !l.claimed() && k.e.state < engStopped {
 		k.goIdle(l)
 	}
 }

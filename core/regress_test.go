@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -351,4 +352,88 @@ func ExampleKeyedQueue_SetParallelism() {
 	fmt.Println("running:", devices.Stats().Running)
 	close(release)
 	// Output: running: 3
+}
+
+// doneHook is a context whose first Done call after arm runs hook first.
+type doneHook struct {
+	context.Context
+	armed chan struct{} // closed to arm
+	hook  func()
+	fired bool
+}
+
+func (c *doneHook) Done() <-chan struct{} {
+	select {
+	case <-c.armed:
+		if !c.fired {
+			c.fired = true
+			c.hook()
+		}
+	default:
+	}
+	return c.Context.Done()
+}
+
+// TestKeyedSubmitKeepsItsLane checks that a Submit waiting for room in a
+// full lane keeps the lane while the queue's lock is released before it
+// waits (to read the Done channels of waiting tasks' contexts, which may
+// be tasks' of the same queue): were the lane to go idle and be evicted
+// then, the call would be accepted into the evicted lane, and a later
+// task of the same key, in a new lane, would run beside it.
+func TestKeyedSubmitKeepsItsLane(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const idle = time.Second
+		q := core.NewKeyedQueue[string](core.WithCapacity(1), core.WithIdleTimeout(idle))
+		defer q.Close()
+		gateA := make(chan struct{})
+		if _, err := q.Submit(t.Context(), "k", func(context.Context) error { <-gateA; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		// B waits behind A, with a context that can end: a Submit that
+		// finds the lane full reads its Done channel, with the lock
+		// released. The hook ends A and B there, and lets the lane's idle
+		// time pass.
+		cctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		hb := &doneHook{Context: cctx, armed: make(chan struct{})}
+		hb.hook = func() {
+			close(gateA)
+			time.Sleep(3 * idle)
+		}
+		if _, err := q.Submit(hb, "k", func(context.Context) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		close(hb.armed)
+		var cRunning atomic.Bool
+		gateC := make(chan struct{})
+		if _, err := q.Submit(t.Context(), "k", func(context.Context) error {
+			cRunning.Store(true)
+			<-gateC
+			cRunning.Store(false)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if !hb.fired {
+			t.Fatal("the full lane's Submit did not read the waiting task's Done channel: the test does not test what it says")
+		}
+		d, err := q.Submit(t.Context(), "k", func(context.Context) error {
+			if cRunning.Load() {
+				t.Error("a task of key k runs while another of key k runs")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		close(gateC)
+		if err := d.Wait(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if got := q.Stats().Lanes; got != 1 {
+			t.Errorf("Stats().Lanes = %d with one key, want 1", got)
+		}
+	})
 }

@@ -130,7 +130,10 @@ func (t *Task) doneReason() uint32 {
 // returned function stops that and reports whether it did. It is the hook
 // through which context.AfterFunc and context.WithCancel watch a task's
 // context without a goroutine of their own; they pass functions that only
-// cancel a context, so f is called synchronously, outside every lock.
+// cancel a context, so f is called, outside every lock, by whoever ends
+// the context. On a context already done it calls f in a goroutine of its
+// own, as context.AfterFunc does: the context package calls AfterFunc
+// holding the lock of the context it derives, which f takes.
 func (c *taskCtx) AfterFunc(f func()) func() bool {
 	t := (*Task)(c)
 	e := t.e
@@ -141,7 +144,7 @@ func (c *taskCtx) AfterFunc(f func()) func() bool {
 	if t.why.Load() != notDone {
 		e.ctxMu.Unlock()
 		e.mu.Unlock()
-		f()
+		go f()
 		return func() bool { return false }
 	}
 	x.afterSeq++
