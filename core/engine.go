@@ -1476,10 +1476,15 @@ func (e *engine) flush(seq uint64) {
 }
 
 // deliverQueued delivers the queued batches, in order, until none is
-// left. Its caller holds the right to deliver.
+// left, and keeps their buffers for reuse. Its caller holds the right to
+// deliver.
 func (e *engine) deliverQueued() {
+	var done *evBuf // the batch delivered last, kept under the next pop's lock
 	for {
 		e.evMu.Lock()
+		if done != nil && len(e.spareBufs) < maxSpareList {
+			e.spareBufs = append(e.spareBufs, done)
+		}
 		if len(e.pend) == 0 {
 			e.pend = e.pend[:0:min(cap(e.pend), maxSpareList)] // reuse the array from its start
 			e.evMu.Unlock()
@@ -1494,16 +1499,12 @@ func (e *engine) deliverQueued() {
 		if e.dstate.Load() >= dsParked {
 			e.wake()
 		}
-		if cap(b.evs) > maxSpareEvents {
-			continue // a burst's buffer goes with it
+		done = nil
+		if cap(b.evs) <= maxSpareEvents { // a burst's buffer goes with it
+			clear(b.evs)
+			b.evs = b.evs[:0]
+			done = b
 		}
-		clear(b.evs)
-		b.evs = b.evs[:0]
-		e.evMu.Lock()
-		if len(e.spareBufs) < maxSpareList {
-			e.spareBufs = append(e.spareBufs, b)
-		}
-		e.evMu.Unlock()
 	}
 }
 
