@@ -49,6 +49,8 @@ func TestForeignTrace(t *testing.T) {
 		if shown.Lanes != 3 {
 			t.Errorf("%d lanes, want 3: CrBrowserMain, its depth 1, CrRendererMain", shown.Lanes)
 		}
+		var rows bool
+		b.run(t, "the event log's rows", chromedp.Poll(`document.querySelectorAll('#log li:not(.log-spacer)').length >= 7 && !document.querySelector('.log-held')`, &rows, chromedp.WithPollingTimeout(waitLong)))
 		b.viewShot(t, "foreign-trace-"+size+".png")
 		b.screenshot(t, "foreign-trace-"+size+"-page.png")
 		b.checkClean(t)
