@@ -28,6 +28,7 @@ func TestForeignTrace(t *testing.T) {
 			Omitted    string  `json:"omitted"`
 			Lanes      int     `json:"lanes"`
 			Throughput float64 `json:"throughput"`
+			Picker     bool    `json:"picker"`
 		}
 		b.run(t, "opening chrome.json",
 			chromedp.Navigate(base+"/"),
@@ -38,13 +39,17 @@ func TestForeignTrace(t *testing.T) {
 			chromedp.Evaluate(`(() => {
 				const om = document.querySelector('#omitted');
 				return {omitted: om ? om.textContent : "", lanes: Number(document.querySelector('#timeline').dataset.lanes),
-					throughput: Number(document.querySelector('#stats').dataset.throughput || -1)};
+					throughput: Number(document.querySelector('#stats').dataset.throughput || -1),
+					picker: !!document.querySelector('#preset')};
 			})()`, &shown),
 		)
 		for _, want := range []string{"7 events: 3 instant, 2 flow, 1 async, 1 counter sample", "1 slice never ends"} {
 			if !strings.Contains(shown.Omitted, want) {
 				t.Errorf("the note on what is not shown is %q, want it to say %q", shown.Omitted, want)
 			}
+		}
+		if shown.Picker {
+			t.Errorf("the transport bar offers the preset picker over a loaded trace, which is no preset; want only “Back to live”")
 		}
 		if shown.Lanes != 3 {
 			t.Errorf("%d lanes, want 3: CrBrowserMain, its depth 1, CrRendererMain", shown.Lanes)

@@ -57,13 +57,19 @@ type jsLoop struct {
 	isB        bool
 	publishedB float64 // the frame goroutine's: when run B's canvas data was last set
 
-	// The page's render of the panels of a trace just shown (or of the
-	// run shown again after one): while it is due (flipDue), and in the
-	// animation frame whose task it ran in (flipShown, when it ended,
-	// later than the frame's time), the frame draws nothing, so that the
-	// render and the trace's first drawing each take a task of their own.
-	flipDue   atomic.Bool
-	flipShown atomic.Uint64 // float64 bits, ms on the frame clock
+	// A large render of the page's (a trace's panels, or the run's when
+	// it comes back after one) is due: no animation frame is requested
+	// until it is done (hold, release), and the first after it draws
+	// nothing (afterHold). go-app renders on a timer of its own, and an
+	// animation frame's callback runs every goroutine that is ready, so
+	// a render due then would run in the frame's task, with the drawing
+	// and the browser's layout of what the render changed: one task of
+	// 50-80 ms on a small machine. Held, the render takes a task of its
+	// own, the browser's layout of it the next frame's, and the drawing
+	// the one after.
+	held      atomic.Bool
+	afterHold atomic.Bool
+	raf       safejs.Func
 
 	// Frame goroutine only.
 	lastTS    float64
@@ -93,16 +99,15 @@ func startLoop(ctx app.Context, p *Play) func() {
 	l.listenPointers()
 	l.listenNav(p.Embed)
 
-	var raf safejs.Func
-	raf, err = safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
-		if l.stopped.Load() {
+	raf, err := safejs.FuncOf(func(_ safejs.Value, args []safejs.Value) any {
+		if l.stopped.Load() || l.held.Load() {
 			return nil
 		}
 		ts := 0.0
 		if len(args) > 0 {
 			ts, _ = args[0].Float()
 		}
-		l.request(raf)
+		l.request()
 		if ts-l.clampAt >= clampEvery || ts < l.clampAt {
 			l.clampAt = ts
 			markClamped(root)
@@ -119,9 +124,34 @@ func startLoop(ctx app.Context, p *Play) func() {
 		l.stop()
 		return nil
 	}
+	l.raf = raf
 	l.funcs = append(l.funcs, raf)
-	l.request(raf)
+	l.request()
+	p.frames = l
 	return l.stop
+}
+
+// hold stops the animation frames until release: the one requested is
+// canceled and none is requested until then. Call it before the render
+// is dispatched, outside an animation frame's task (frame does it from
+// a task of its own, yieldToBrowser), and release it from the render's
+// Defer: go-app runs a component's deferred functions after its render,
+// and a component that is no longer mounted has stopped the loop.
+func (l *jsLoop) hold() {
+	if l.held.Swap(true) {
+		return
+	}
+	safejs.Global().Call("cancelAnimationFrame", l.rafID.Load())
+}
+
+// release ends a hold: it requests the next animation frame, which
+// draws nothing (the browser lays out the render in its task).
+func (l *jsLoop) release() {
+	if !l.held.Swap(false) || l.stopped.Load() {
+		return
+	}
+	l.afterHold.Store(true)
+	l.request()
 }
 
 // listenNav turns the wheel (zoom, pan) and keys on the canvas into the
@@ -334,8 +364,8 @@ func markClamped(root safejs.Value) {
 }
 
 // request asks for the next animation frame.
-func (l *jsLoop) request(raf safejs.Func) {
-	id, err := safejs.Global().Call("requestAnimationFrame", raf)
+func (l *jsLoop) request() {
+	id, err := safejs.Global().Call("requestAnimationFrame", l.raf)
 	if err != nil {
 		return
 	}
@@ -425,7 +455,7 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		Y:  math.Float64frombits(l.mouseY.Load()),
 		In: l.mouseIn.Load(),
 	}
-	if l.flipDue.Load() || math.Float64frombits(l.flipShown.Load()) >= ts {
+	if l.held.Load() || l.afterHold.Swap(false) {
 		return
 	}
 	l.handleInputs(ctx, p)
@@ -470,27 +500,33 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		// side column go: each a render the frame waits for.
 		side := p.sideHeld.Load() && !l.drv.republish
 		flip := l.drv.republish || side
-		if flip {
-			l.flipDue.Store(true)
+		dispatch := func() {
+			ctx.Dispatch(func(ctx app.Context) {
+				if flip {
+					ctx.Defer(func(app.Context) { l.release() }) // once the render is done
+				}
+				show()
+				if side {
+					p.sideHeld.Store(false) // the event log's rows come next
+				} else {
+					p.logHeld = flip
+				}
+				p.keepThumb(ctx)
+				p.expireNotice(time.Now())
+				if open && p.details != nil && p.details.ID == det.ID {
+					p.details = &det
+				}
+			})
 		}
-		ctx.Dispatch(func(ctx app.Context) {
-			if flip {
-				ctx.Defer(func(app.Context) { // once the render is done
-					l.flipShown.Store(math.Float64bits(perfNow()))
-					l.flipDue.Store(false)
-				})
-			}
-			show()
-			if side {
-				p.sideHeld.Store(false) // the event log's rows come next
-			} else {
-				p.logHeld = flip
-			}
-			p.keepThumb(ctx)
-			p.expireNotice(time.Now())
-			if open && p.details != nil && p.details.ID == det.ID {
-				p.details = &det
-			}
+		if !flip {
+			dispatch()
+			return
+		}
+		// The render in a task of its own, not this animation frame's.
+		l.hold()
+		ctx.Async(func() {
+			yieldToBrowser()
+			dispatch()
 		})
 	}
 }
@@ -645,9 +681,17 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(gc)
 		runtime.GC()
+		// The render in a task of its own (not an animation frame's),
+		// then the browser's layout of it, then the trace's drawing.
+		if p.frames != nil {
+			p.frames.hold()
+		}
 		yieldToBrowser()
 		time.Sleep(time.Millisecond)
-		ctx.Dispatch(func(app.Context) {
+		ctx.Dispatch(func(ctx app.Context) {
+			if p.frames != nil {
+				ctx.Defer(func(app.Context) { p.frames.release() })
+			}
 			p.reading = ""
 			if err != nil {
 				p.fail(err)

@@ -46,6 +46,7 @@ type Play struct {
 	sess     *Session
 	drv      *driver
 	stopLoop func()
+	frames   frameGate // the frame loop, in a browser
 	stopHost func()
 	stopSize func()
 
@@ -178,6 +179,13 @@ func (p *Play) OnMount(ctx app.Context) {
 			p.stopHost = stop
 		}
 	}
+}
+
+// frameGate holds the frame loop's animation frames while a large render
+// of the page's is due, and lets them go once it is done (jsLoop.hold).
+type frameGate interface {
+	hold()
+	release()
 }
 
 // OnDismount stops the frame loop and the run.

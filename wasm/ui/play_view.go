@@ -146,7 +146,8 @@ func (p *Play) renderTransport(sc sim.Scenario, preset, phase string) app.UI {
 			app.Span().Class("control-label").Text("Window"),
 			app.Select().ID("window").Class("select").Disabled(!p.mounted).OnChange(p.onSpan).Body(spanOptions...),
 		)),
-		presetPicker,
+		// A loaded trace is no preset: "Back to live" is the way back.
+		app.If(phase != "replay", presetPicker),
 		app.Div().Class("clock").Body(
 			app.Span().ID("clock").Class("clock-time").Text("t = "+clockText(phase, p.panel.Now)),
 			app.Span().ID("phase").Class("badge badge-"+phase).Text(phaseLabel(phase)),
