@@ -133,10 +133,11 @@ func startLoop(ctx app.Context, p *Play) func() {
 
 // hold stops the animation frames until release: the one requested is
 // canceled and none is requested until then. Call it before the render
-// is dispatched, outside an animation frame's task (frame does it from
-// a task of its own, yieldToBrowser), and release it from the render's
-// Defer: go-app runs a component's deferred functions after its render,
-// and a component that is no longer mounted has stopped the loop.
+// is dispatched, and dispatch the render from a task that is not an
+// animation frame's (frame, which runs in one, dispatches after
+// yieldToBrowser); release it from the render's Defer: go-app runs a
+// component's deferred functions after its render, and a component that
+// is no longer mounted has stopped the loop.
 func (l *jsLoop) hold() {
 	if l.held.Swap(true) {
 		return
