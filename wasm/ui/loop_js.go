@@ -497,10 +497,12 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 		l.publish()
 		show := p.takePanels()
 		det, open := l.drv.refreshDetails()
-		// The panels of a trace not drawn yet, or those that let its
-		// side column go: each a render the frame waits for.
+		// The panels of a trace not drawn yet, those that let its side
+		// column go, and those that let the event log's rows go: each a
+		// render the frame waits for.
 		side := p.sideHeld.Load() && !l.drv.republish
-		flip := l.drv.republish || side
+		logs := p.logHeld.Load() && !l.drv.republish && !side
+		flip := l.drv.republish || side || logs
 		dispatch := func() {
 			ctx.Dispatch(func(ctx app.Context) {
 				if flip {
@@ -510,7 +512,7 @@ func (l *jsLoop) frame(ctx app.Context, p *Play, ts float64) {
 				if side {
 					p.sideHeld.Store(false) // the event log's rows come next
 				} else {
-					p.logHeld = flip
+					p.logHeld.Store(flip && !logs)
 				}
 				p.keepThumb(ctx)
 				p.expireNotice(time.Now())
@@ -704,7 +706,7 @@ func (p *Play) onLoadTrace(ctx app.Context, e app.Event) {
 			// The side column and the code card change once the trace
 			// is drawn, with the frame loop's next panels (sideHeld), and
 			// the event log's rows with the panels after those (logHeld).
-			p.logHeld = true
+			p.logHeld.Store(true)
 			p.sideHeld.Store(p.panel.Phase != "replay")
 		})
 		p.refresh(ctx)

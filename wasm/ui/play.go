@@ -66,7 +66,8 @@ type Play struct {
 	// logHeld holds the event log's rows back while a trace (or the run
 	// after one) is first drawn: they come with the frame loop's panels
 	// after the drawing, in a render of their own (driver.republish).
-	logHeld bool
+	// The frame loop reads it.
+	logHeld atomic.Bool
 	// sideHeld keeps the side column and the code card as the live run
 	// had them after a trace is loaded, until the frame loop's panels
 	// after the trace's first drawing let them go, in a render of their

@@ -485,7 +485,7 @@ func (p *Play) renderDetails() app.UI {
 			app.P().Class("muted small").Text(waitsNote(pn)),
 		)).Else(app.Section().Hidden(true)),
 		&LogPanel{Entries: pn.Log, Matches: pn.LogMatches, Total: pn.LogTotal, LogID: pn.LogID, Primitive: pn.Primitive, Origin: pn.Origin,
-			Query: p.logQuery, Live: p.mounted, Source: p, Held: p.logHeld},
+			Query: p.logQuery, Live: p.mounted, Source: p, Held: p.logHeld.Load()},
 		&MessagesPanel{Messages: pn.Messages, Count: pn.MessageCount, Replay: pn.Phase == "replay", Live: p.mounted, Unlinked: pn.Unlinked},
 	)
 }
