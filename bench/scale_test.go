@@ -53,6 +53,9 @@ func scaleProcs() []int {
 // KeyedQueue (parallelism P), keys= 10, 10,000, 1,000,000; task i has key
 // i % keys:
 //   - sluice: KeyedQueue.Submit with a cancellable context.
+//   - sluice-bounded: the same with WithTotalCapacity(64*P), the room of
+//     hashN's channels, so that submitters wait for room as hashN's do
+//     (every submit finds the queue full).
 //   - hashN: P workers on channels; an event goes to hash(key) % P, so a
 //     key's events run in order on one worker.
 //   - goroutine-per-key: each key with work has a goroutine draining its
@@ -267,6 +270,16 @@ func scaleKeyed(b *testing.B, work func(), procs, subs, keys int) {
 		var wg sync.WaitGroup
 		fn := func(context.Context) error { work(); wg.Done(); return nil }
 		q := core.NewKeyedQueue[int](core.WithParallelism(procs))
+		defer q.Close()
+		submitAll(b, subs, &wg, func(i int) error {
+			_, err := q.Submit(ctx, i%keys, fn)
+			return err
+		})
+	})
+	b.Run("sluice-bounded", func(b *testing.B) {
+		var wg sync.WaitGroup
+		fn := func(context.Context) error { work(); wg.Done(); return nil }
+		q := core.NewKeyedQueue[int](core.WithParallelism(procs), core.WithTotalCapacity(64*procs))
 		defer q.Close()
 		submitAll(b, subs, &wg, func(i int) error {
 			_, err := q.Submit(ctx, i%keys, fn)

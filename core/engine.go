@@ -28,12 +28,14 @@ import (
 // A waiting task's submitter context is looked at, not watched: when the
 // task's turn comes (a task whose context ended never runs), when its
 // handle is read (State, Err), when Stats is read, and when a submit finds
-// the queue full (sweepLocked). So a request's own context costs a queue
-// nothing until then. A task that someone waits for (Task.Done and Wait,
-// a Submit call waiting for room, or its function's context's Done or
-// AfterFunc) is listed in the watch of its submitter's context (one
-// context.AfterFunc per distinct context), which cancels the whole list
-// when that context ends.
+// the queue full (sweepLocked, which looks at the tasks of the unseen
+// list). So a request's own context costs a queue nothing until then. A
+// task that someone waits for (Task.Done and Wait, a Submit call waiting
+// for room, or its function's context's Done or AfterFunc) is listed in
+// the watch of its submitter's context (one context.AfterFunc per distinct
+// context), which cancels the whole list when that context ends; it
+// leaves the unseen list, so that Submit calls waiting on a full queue
+// look at each waiting task once between them, not once each.
 //
 // Events are appended under the lock, in the order the state changed; the
 // goroutine that made them hands them, as one batch, to whichever goroutine
@@ -81,9 +83,10 @@ type engine struct {
 	spareWatches chan *watch
 	nums         numSet // free worker slot numbers (lane numbers in a KeyedQueue)
 	nextID       uint64
-	// unseen counts the waiting tasks whose submitter's context can end
-	// (Task.unseen): while it is 0, sweepLocked has nothing to look at.
-	unseen int
+	// unseen lists the waiting tasks whose submitter's context can end and
+	// is not watched (Task.unseen), linked through their wprev and wnext,
+	// newest first: while it is nil, sweepLocked has nothing to look at.
+	unseen *Task
 
 	nrunning, maxRunning                             int
 	submitted, succeeded, failed, canceled, panicked uint64
@@ -204,7 +207,10 @@ func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) 
 			return ErrClosed
 		}
 		if !e.fitsLocked(l) {
-			e.sweepLocked() // tasks whose context ended make room
+			// Tasks whose context ended make room. A call that will wait
+			// need not look at the watched ones: their watch makes the
+			// room, and wakes it, when their context ends.
+			e.sweepLocked(!block || e.caller(ctx) != nil)
 		}
 		if e.fitsLocked(l) && !e.behindLocked(l) {
 			t.lane = l
@@ -268,14 +274,16 @@ func (e *engine) enterLocked(ctx context.Context, t *Task, l *lane, block bool) 
 // and is not watched yet, watched, for a Submit call about to wait for
 // room. It releases e.mu to read the contexts' Done channels (one may be a
 // task's of this very queue) and to arm the watches, and reports whether
-// it did; it costs nothing when no waiting task's context can end.
+// it did; it costs nothing when no waiting task's context can end. A
+// watched task leaves the unseen list, so each waiting task is looked at
+// here once, however many calls wait.
 func (e *engine) watchWaitingLocked() bool {
-	if e.unseen == 0 {
+	if e.unseen == nil {
 		return false
 	}
-	ts := e.unseenLocked(func(t *Task) bool { return t.w == nil })
-	if len(ts) == 0 {
-		return false
+	var ts []*Task
+	for t := e.unseen; t != nil; t = t.wnext {
+		ts = append(ts, t)
 	}
 	e.unlock() // with what a sweep before did: its events, its spawns
 	ds := make([]<-chan struct{}, len(ts))
@@ -389,62 +397,81 @@ func (e *engine) acceptLocked(t *Task) {
 	}
 }
 
-// seeLaterLocked counts t, left waiting, among the tasks sweepLocked looks
-// at, unless its submitter's context never ends.
+// seeLaterLocked lists t, left waiting, among the unseen tasks that
+// sweepLocked looks at, unless its submitter's context never ends.
 func (e *engine) seeLaterLocked(t *Task) {
-	if !endless(t.parent) {
-		t.unseen = true
-		e.unseen++
+	if t.unseen || t.w != nil || endless(t.parent) {
+		return
 	}
+	t.unseen = true
+	t.wprev, t.wnext = nil, e.unseen
+	if e.unseen != nil {
+		e.unseen.wprev = t
+	}
+	e.unseen = t
 }
 
-// seenLocked takes t, which begins or ends, out of that count.
+// seenLocked takes t out of the unseen list: it begins, ends, or is
+// watched.
 func (e *engine) seenLocked(t *Task) {
-	if t.unseen {
-		t.unseen = false
-		e.unseen--
+	if !t.unseen {
+		return
 	}
+	if t.wprev != nil {
+		t.wprev.wnext = t.wnext
+	} else {
+		e.unseen = t.wnext
+	}
+	if t.wnext != nil {
+		t.wnext.wprev = t.wprev
+	}
+	t.unseen, t.wprev, t.wnext = false, nil, nil
 }
 
 // sweepLocked cancels the waiting tasks whose submitter's context has
-// ended, in queue order (then a KeyedQueue's lane backlogs, oldest first):
-// the engine does not watch a waiting task's context, it looks at it here
-// (for Stats, and for a submit that finds the queue full), when the task's
-// turn comes, and when its handle is read. It costs one Err call per
-// waiting task whose context can end, and nothing while there is none.
-func (e *engine) sweepLocked() {
-	if e.unseen == 0 {
+// ended, oldest first: the engine does not watch a waiting task's context
+// unless someone waits for the task, it looks at it here (for Stats, and
+// for a submit that finds the queue full), when the task's turn comes,
+// and when its handle is read. It costs one Err call per unseen task, and
+// nothing while there is none; with watched set, it also looks at the
+// Done channel of each watched context (a watched task is canceled by its
+// watch, after its context ends: this is for the calls that must see it
+// at once, Stats and TrySubmit).
+func (e *engine) sweepLocked(watched bool) {
+	var ended []*Task
+	for t := e.unseen; t != nil; t = t.wnext {
+		if t.parent.Err() != nil {
+			ended = append(ended, t)
+		}
+	}
+	if watched {
+		for d, w := range e.watches {
+			if d == nil {
+				continue // lists no waiting task
+			}
+			select {
+			case <-d:
+			default:
+				continue
+			}
+			for t := w.head; t != nil; t = t.wnext {
+				if t.at == atQueued || t.at == atLane {
+					ended = append(ended, t)
+				}
+			}
+		}
+	}
+	if len(ended) == 0 {
 		return
 	}
-	ended := e.unseenLocked(func(t *Task) bool { return t.parent.Err() != nil })
+	slices.SortFunc(ended, func(a, b *Task) int { return cmp.Compare(a.id, b.id) })
 	for _, t := range ended {
 		if t.at == atQueued || t.at == atLane {
 			e.endPendingLocked(t, doneParent)
 		}
 	}
-	if len(ended) > 0 {
-		e.spawnLocked()
-		e.maybeStopLocked()
-	}
-}
-
-// unseenLocked returns the waiting tasks counted in e.unseen for which
-// keep holds: the pending queue's in queue order, then a KeyedQueue's lane
-// backlogs', oldest first.
-func (e *engine) unseenLocked(keep func(*Task) bool) []*Task {
-	var ts []*Task
-	add := func(t *Task) {
-		if t.unseen && keep(t) {
-			ts = append(ts, t)
-		}
-	}
-	e.pending.each(add)
-	if e.keys != nil {
-		n := len(ts)
-		e.keys.eachBacklogLocked(add)
-		slices.SortFunc(ts[n:], func(a, b *Task) int { return cmp.Compare(a.id, b.id) })
-	}
-	return ts
+	e.spawnLocked()
+	e.maybeStopLocked()
 }
 
 // numberLocked counts t as submitted, numbers it and reports it.
@@ -1270,7 +1297,7 @@ func (e *engine) stats() QueueStats { return statsEngines(e) }
 func statsEngines(es ...*engine) QueueStats {
 	for _, e := range es {
 		e.mu.Lock()
-		e.sweepLocked()
+		e.sweepLocked(true)
 		e.unlock()
 	}
 	for _, e := range es {
@@ -1669,6 +1696,7 @@ func (e *engine) watchLocked(t *Task, d <-chan struct{}) {
 		}
 		e.watches[d] = w
 	}
+	e.seenLocked(t) // watched, it leaves the unseen list and its links
 	t.w = w
 	t.wnext = w.head
 	if w.head != nil {

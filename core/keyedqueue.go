@@ -373,7 +373,6 @@ type laneMap interface {
 	dropBacklogsLocked()
 	evictAllLocked()
 	statsLocked(st *QueueStats, now time.Duration)
-	eachBacklogLocked(f func(*Task))
 	keyString(l *lane) string
 }
 
@@ -401,18 +400,6 @@ func (k *keyShard[K]) dropBacklogsLocked() {
 	for _, l := range k.lanes {
 		for t := l.pop(); t != nil; t = l.pop() {
 			k.e.endLocked(t, TaskCanceled, context.Canceled)
-		}
-	}
-}
-
-// eachBacklogLocked calls f for every task waiting in a lane's backlog,
-// lane by lane in no set order. f must not change the lanes.
-func (k *keyShard[K]) eachBacklogLocked(f func(*Task)) {
-	for _, l := range k.lanes {
-		for t := l.head; t != nil; t = t.next {
-			if t.at == atLane {
-				f(t)
-			}
 		}
 	}
 }

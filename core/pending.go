@@ -161,18 +161,6 @@ func (p *pendingQueue) dropLevel(i int) {
 	}
 }
 
-// each calls f for every queued task, highest priority first and in
-// arrival order within a priority. f must not change the queue.
-func (p *pendingQueue) each(f func(*Task)) {
-	for _, l := range p.levels {
-		for i := l.head; i < l.tail; i++ {
-			if t := l.ring[i&uint64(len(l.ring)-1)]; t != nil {
-				f(t)
-			}
-		}
-	}
-}
-
 // oldest returns the earliest accepted of the tasks at the heads of the
 // levels, or nil: the oldest pending task of a WorkQueue.
 func (p *pendingQueue) oldest() *Task {

@@ -437,3 +437,76 @@ func TestKeyedSubmitKeepsItsLane(t *testing.T) {
 		}
 	})
 }
+
+// errCounter is a cancellable context that counts its Err calls.
+type errCounter struct {
+	context.Context
+	n atomic.Int64
+}
+
+func (c *errCounter) Err() error {
+	c.n.Add(1)
+	return c.Context.Err()
+}
+
+// TestFullQueueLooksOnce checks that Submit calls waiting on a full queue
+// look at each waiting task's context once between them, not once each:
+// a bounded queue under back-pressure, where every submit finds it full,
+// stays O(1) a submit. Before, each call asked every waiting task's
+// context for Err (and a KeyedQueue ranged over every lane, idle ones
+// included).
+func TestFullQueueLooksOnce(t *testing.T) {
+	const capacity, callers = 8, 32
+	nop := func(context.Context) error { return nil }
+	for _, c := range []struct {
+		name   string
+		submit func(t *testing.T, gate <-chan struct{}) (fill, wait func(ctx context.Context) error, stop func())
+	}{
+		{"WorkQueue", func(t *testing.T, gate <-chan struct{}) (func(ctx context.Context) error, func(ctx context.Context) error, func()) {
+			q := core.NewWorkQueue(1, core.WithCapacity(capacity))
+			q.Go(context.Background(), func(context.Context) error { <-gate; return nil })
+			submit := func(ctx context.Context) error { _, err := q.Submit(ctx, nop); return err }
+			return submit, submit, func() { q.Drain(context.Background()) }
+		}},
+		{"KeyedQueue", func(t *testing.T, gate <-chan struct{}) (func(ctx context.Context) error, func(ctx context.Context) error, func()) {
+			q := core.NewKeyedQueue[int](core.WithParallelism(1), core.WithTotalCapacity(capacity))
+			q.Submit(context.Background(), -1, func(context.Context) error { <-gate; return nil })
+			var key int
+			submit := func(ctx context.Context) error {
+				key++ // a lane per task, behind the running one
+				_, err := q.Submit(ctx, key, nop)
+				return err
+			}
+			return submit, submit, func() { q.Drain(context.Background()) }
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				gate := make(chan struct{})
+				fill, wait, stop := c.submit(t, gate)
+				pending := &errCounter{Context: t.Context()}
+				for i := range capacity {
+					if err := fill(pending); err != nil {
+						t.Fatalf("Submit %d into the pending places = %v, want nil", i, err)
+					}
+				}
+				before := pending.n.Load()
+				errs := make(chan error, callers)
+				for range callers {
+					go func() { errs <- wait(t.Context()) }()
+					synctest.Wait() // it waits for room
+				}
+				if got, want := pending.n.Load()-before, int64(capacity); got > want {
+					t.Errorf("%d Submit calls waiting on a full queue made %d Err calls on the pending tasks' context, want at most %d (one look at each)", callers, got, want)
+				}
+				close(gate)
+				for range callers {
+					if err := <-errs; err != nil {
+						t.Errorf("waiting Submit = %v, want nil", err)
+					}
+				}
+				stop()
+			})
+		})
+	}
+}

@@ -83,14 +83,14 @@ type Task struct {
 	at     uint8
 	token  bool          // holds a token of the engine's Semaphore
 	waited bool          // reported Waiting
-	unseen bool          // waits with a parent that can end, counted in e.unseen
+	unseen bool          // waits, unwatched, with a parent that can end: in e.unseen
 	pos    uint32        // its place in its level's ring, while atQueued
 	err    error         // the outcome, once terminal
 	x      *taskExt      // made on first need
 	enq    time.Duration // when it was accepted, on the engine's clock, if it waited
 	next   *Task         // in its lane's backlog
 	w      *watch        // the watch it is listed in, if any
-	wprev  *Task
+	wprev  *Task         // its neighbours in its watch's list, or in e.unseen
 	wnext  *Task
 }
 

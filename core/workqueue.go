@@ -38,9 +38,13 @@ import (
 // for all the watched tasks of one context, whose four allocations (its
 // context, its stop function, the children map it adds to the parent, and
 // the parent's Done channel if nobody asked for it before) a context of
-// the task's own pays for itself. Stats, and a submit that finds the queue
-// full, call Err on the context of every waiting task whose context can
-// end (not Background or TODO).
+// the task's own pays for itself. Stats, and a TrySubmit that finds the
+// queue full, look at the context of every waiting task whose context can
+// end (not Background or TODO): an Err call each, or one look at the Done
+// channel of a context already watched. A Submit that finds the queue
+// full looks at those not watched yet and, before it waits, has them
+// watched, so that calls waiting on a full queue look at each task once
+// between them.
 //
 // Calls made from inside one of the queue's own tasks, with the task's
 // context (or one derived from it), never wait for a slot that their caller
@@ -177,5 +181,6 @@ func (q *WorkQueue) Drain(ctx context.Context) error { return q.e.drain(ctx, "Wo
 // the sum of Pending, Running and the counts of ended tasks. It does not
 // block on running tasks. It first cancels the waiting tasks whose
 // submitter's context has ended, so that they count as canceled; that
-// costs an Err call per waiting task whose context can end.
+// costs an Err call per waiting task whose context can end and is not
+// watched, and a look at the Done channel of each watched context.
 func (q *WorkQueue) Stats() QueueStats { return q.e.stats() }

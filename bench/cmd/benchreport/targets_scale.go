@@ -86,6 +86,9 @@ func scaleTargets(p int) []target {
 			ts = append(ts, target{
 				what:  fmt.Sprintf("KeyedQueue ~1 µs events over %s keys, %d submitter(s), against `hash(key) %% %d` channel workers", keys, subs, p),
 				bench: k + "sluice", peers: []string{k + "hashN"}, unit: "ns/op", max: keyedMax, miss: missKeyed,
+			}, target{
+				what:  fmt.Sprintf("KeyedQueue ~1 µs events over %s keys, %d submitter(s), bounded as the baseline is (`WithTotalCapacity(%d)`, every submit finding it full), against `hash(key) %% %d` channel workers", keys, subs, 64*p, p),
+				bench: k + "sluice-bounded", peers: []string{k + "hashN"}, unit: "ns/op", info: true,
 			})
 		}
 	}
