@@ -1,9 +1,11 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,7 +59,10 @@ const (
 // [WithObserver] the paths are the same, with the observer's calls added:
 // Started after a grant, Finished before a release, so that counters
 // rebuilt from the events never pass the limit. Every call takes the lock
-// while the limit is 2^40 tokens or more.
+// while the limit is 2^40 tokens or more. A contended Acquire takes the
+// lock, and joins the waiters in O(1) when it comes after the last one
+// queued in priority order (any waiter of one priority), else in
+// O(log waiters); each grant takes its waiter off in the same time.
 //
 // A Semaphore must not be copied after first use. Its methods are safe for
 // concurrent use; tokens may be released by another goroutine than the one
@@ -89,10 +94,10 @@ type Semaphore struct {
 	// only while an excess lock-free Release, whose add turned the fast word
 	// negative, is being undone; nothing is granted meanwhile.
 	cur    int64
-	locked bool       // state is in locked mode; guarded by mu
-	queue  waiterHeap // waiters that fit the limit, best first; guarded by mu
-	parked []*waiter  // waiters asking for more than the limit; guarded by mu
-	seq    uint64     // arrival counter; guarded by mu
+	locked bool        // state is in locked mode; guarded by mu
+	queue  waiterQueue // waiters that fit the limit, best first; guarded by mu
+	parked []*waiter   // waiters asking for more than the limit; guarded by mu
+	seq    uint64      // arrival counter; guarded by mu
 	// resizes counts SetLimit calls, so that only the latest of
 	// overlapping calls applies; its low genBits bits are the generation
 	// of fast state words. Guarded by mu.
@@ -299,8 +304,8 @@ func (s *Semaphore) acquireSlow(ctx context.Context, done <-chan struct{}, n int
 			// can be used again.
 			<-w.ready
 			s.releaseHeld(n)
-		case w.index >= 0:
-			s.queue.remove(w.index)
+		case w.index != -1:
+			s.queue.remove(w)
 			s.notify()
 			s.unlock()
 		default:
@@ -489,9 +494,7 @@ func (s *Semaphore) SetLimit(n int64) {
 		clear(s.parked[len(kept):])
 		s.parked = kept
 	case n < old:
-		ws := s.queue.ws
-		s.queue.ws = nil
-		for _, w := range ws {
+		for _, w := range s.queue.takeAll() {
 			if w.n > n {
 				s.park(w)
 			} else {
@@ -556,12 +559,12 @@ func (s *Semaphore) room() int64 {
 // starved by smaller ones behind them. Callers hold mu, in locked mode.
 func (s *Semaphore) notify() {
 	for s.queue.Len() > 0 {
-		w := s.queue.ws[0]
+		w := s.queue.peek()
 		if s.room() < w.n {
 			return
 		}
 		s.cur += w.n
-		s.queue.pop()
+		s.queue.remove(w)
 		w.granted = true
 		w.ready <- struct{}{} // never blocks: one grant per wait, into a buffer of one
 	}
@@ -621,7 +624,7 @@ type waiter struct {
 	prio    Priority
 	key     int64 // the aging key with WithAging, else -prio: lower goes first
 	seq     uint64
-	index   int           // position in the heap, or -1 when parked
+	index   int           // its place in the queue (see waiterQueue), or -1 when parked
 	granted bool          // tokens were handed over; guarded by mu
 	ready   chan struct{} // receives the grant; one slot, so that granting never blocks
 }
@@ -642,9 +645,6 @@ func (h *waiterHeap) push(w *waiter) {
 	h.ws = append(h.ws, w)
 	h.up(len(h.ws)-1, w)
 }
-
-// pop removes the best waiter.
-func (h *waiterHeap) pop() *waiter { return h.remove(0) }
 
 // remove removes the waiter at position i.
 func (h *waiterHeap) remove(i int) *waiter {
@@ -696,4 +696,91 @@ func (h *waiterHeap) down(i int, w *waiter) {
 		i = c
 	}
 	h.ws[i], w.index = w, i
+}
+
+// waiterQueue holds the waiters that fit the limit, best first: lowest
+// key, then earliest arrival. A waiter that comes after the last one
+// queued in that order (every waiter of one priority, with or without
+// WithAging) joins a FIFO, pushed and taken in O(1) as x/sync's list
+// does; one that overtakes it (a higher priority, or a waiter back from
+// parked) joins a binary heap. The best waiter is the better of the
+// FIFO's head and the heap's top. A waiter's index is its heap position,
+// or -2-i at the FIFO's place i; a removed waiter leaves a nil in the
+// FIFO, skipped when the head reaches it.
+type waiterQueue struct {
+	heap    waiterHeap
+	fifo    []*waiter // from head on, in order; nil: removed
+	head    int
+	live    int   // waiters in fifo
+	lastKey int64 // the key and seq of the FIFO's last push
+	lastSeq uint64
+}
+
+func (q *waiterQueue) Len() int { return q.heap.Len() + q.live }
+
+// push adds w.
+func (q *waiterQueue) push(w *waiter) {
+	if q.live > 0 && (w.key < q.lastKey || w.key == q.lastKey && w.seq < q.lastSeq) {
+		q.heap.push(w)
+		return
+	}
+	w.index = -2 - len(q.fifo)
+	q.fifo = append(q.fifo, w)
+	q.live++
+	q.lastKey, q.lastSeq = w.key, w.seq
+}
+
+// peek returns the best waiter. The queue is not empty.
+func (q *waiterQueue) peek() *waiter {
+	var f *waiter
+	if q.live > 0 {
+		f = q.fifo[q.head]
+	}
+	if q.heap.Len() > 0 && (f == nil || waiterBefore(q.heap.ws[0], f)) {
+		return q.heap.ws[0]
+	}
+	return f
+}
+
+// remove takes w, queued, out of the queue.
+func (q *waiterQueue) remove(w *waiter) {
+	if w.index >= 0 {
+		q.heap.remove(w.index)
+		return
+	}
+	q.fifo[-2-w.index] = nil
+	w.index = -1
+	q.live--
+	for q.head < len(q.fifo) && q.fifo[q.head] == nil {
+		q.head++
+	}
+	switch {
+	case q.live == 0:
+		q.fifo, q.head = q.fifo[:0], 0
+	case q.head >= 64 && 2*q.head >= len(q.fifo):
+		// Move the live part to the front, so that the slice does not grow
+		// with the waiters taken.
+		n := copy(q.fifo, q.fifo[q.head:])
+		clear(q.fifo[n:])
+		q.fifo, q.head = q.fifo[:n], 0
+		for i, x := range q.fifo {
+			if x != nil {
+				x.index = -2 - i
+			}
+		}
+	}
+}
+
+// takeAll empties the queue and returns its waiters, best first.
+func (q *waiterQueue) takeAll() []*waiter {
+	ws := slices.Clone(q.heap.ws)
+	for _, w := range q.fifo[q.head:] {
+		if w != nil {
+			ws = append(ws, w)
+		}
+	}
+	slices.SortFunc(ws, func(a, b *waiter) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq)) })
+	*q = waiterQueue{fifo: q.fifo[:0]}
+	clear(q.fifo[:cap(q.fifo)])
+	return ws
 }

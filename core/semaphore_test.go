@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -322,6 +323,57 @@ func TestSemaphorePriority(t *testing.T) {
 			s.Release(1)
 			wg.Wait()
 			want := []tagged{{7, 4}, {core.High, 2}, {core.High, 5}, {core.Normal, 1}, {core.Normal, 3}, {core.Low, 0}, {core.Low, 7}, {-9, 6}}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("served %v, want %v", got, want)
+			}
+		})
+	})
+
+	t.Run("a long line with cancels, an overtaker and a waiter back from parked", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx := context.Background()
+			s := core.NewSemaphore(1)
+			s.Acquire(ctx, 1)
+			var mu sync.Mutex
+			var got []string
+			var wg sync.WaitGroup
+			wait := func(ctx context.Context, name string, n int64, p core.Priority) {
+				wg.Go(func() {
+					if s.AcquirePriority(ctx, n, p) != nil {
+						return
+					}
+					mu.Lock()
+					got = append(got, name)
+					mu.Unlock()
+					if n > 1 {
+						s.SetLimit(1) // one holder at a time again, so that got is in grant order
+					}
+					s.Release(n)
+				})
+				synctest.Wait()
+			}
+			wait(ctx, "big", 2, core.Normal) // parked: more than the limit
+			var want []string
+			var cancels []context.CancelFunc
+			for i := range 100 {
+				c, cancel := context.WithCancel(ctx)
+				wait(c, strconv.Itoa(i), 1, core.Normal)
+				if i%3 == 0 {
+					cancels = append(cancels, cancel)
+				} else {
+					want = append(want, strconv.Itoa(i))
+					defer cancel()
+				}
+			}
+			for _, cancel := range cancels {
+				cancel()
+			}
+			synctest.Wait()
+			wait(ctx, "high", 1, core.High)
+			s.SetLimit(2) // big is back, ahead of every later arrival of its priority
+			s.Release(1)
+			wg.Wait()
+			want = append([]string{"high", "big"}, want...)
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("served %v, want %v", got, want)
 			}
