@@ -733,7 +733,6 @@ func (e *engine) waitingLocked(t *Task) {
 }
 
 // leaveOrNextLocked returns the next task for the worker holding slot, or
-// gives the slot up and returns nil.
 // gives the slot up and returns nil; or, in a shard while another shard
 // waits for a slot, keeps the slot for that shard (handOff).
 func (e *engine) leaveOrNextLocked(slot int) (next *Task, spin, handOff bool) {

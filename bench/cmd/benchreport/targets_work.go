@@ -156,7 +156,7 @@ func semaphoreHoldTargets() []target {
 				what:  fmt.Sprintf("Semaphore contended, limit %d, %s goroutines holding ~1 µs", limit, commas(g)),
 				bench: b + "sluice", peers: []string{b + "xsync"},
 				unit: "ns/op", max: 1.0,
-				miss: "each hand-off wakes the next waiter through its own channel, as x/sync does; with many goroutines, the priority heap's pop costs more than x/sync's list, and the figures move by more than the difference between runs on this 2-core machine.",
+				miss: "each hand-off wakes the next waiter through its own channel, as x/sync does, and waiters of one priority join and leave a FIFO in O(1), as x/sync's list; the figures move by more than the difference between runs on this 2-core machine.",
 			})
 		}
 	}
