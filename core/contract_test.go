@@ -317,7 +317,9 @@ func TestOldestPendingCountsTokenWaiters(t *testing.T) {
 	t.Run("keyed", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			blockA, blockB := make(chan struct{}), make(chan struct{})
-			q := core.NewKeyedQueue[string](core.WithParallelism(1))
+			// One shard: keys take their turns task by task there, where
+			// shards take turns of several tasks.
+			q := core.NewKeyedQueueShards[string](1, core.WithParallelism(1))
 			q.Submit(t.Context(), "a", func(context.Context) error { <-blockA; return nil })
 			q.Submit(t.Context(), "a", wqNop) // a's second, in a's lane
 			time.Sleep(2 * time.Second)

@@ -45,11 +45,12 @@
 // rarely meet on one lock. The shards share the parallelism cap as two
 // atomic counts (slots held, tasks running) instead of a lock: a shard
 // with pending tasks and no free slot marks itself starved, and a worker
-// that ends a task while another shard is starved takes its slot there,
-// so that slots go round the shards; a shard's worker that finds nothing
-// to do exits rather than spin. Per-key order and the cap are
-// exact; the fair turns across keys, and the priority of lane heads, hold
-// within a shard, and shards take turns for slots. Close, Drain and Stats
+// that has run eight tasks of its shard in a row, or found it empty,
+// while another shard is starved takes its slot there, so that slots go
+// round the shards; a shard's worker that finds nothing to do exits
+// rather than spin. Per-key order and the cap are exact; the fair turns
+// across keys, and the priority of lane heads, hold within a shard, and
+// shards take turns of up to eight tasks a slot. Close, Drain and Stats
 // act on every shard at once.
 //
 // # Contracts shared by every primitive

@@ -629,15 +629,19 @@ func (t *Task) cause() error {
 // pending tasks, and leaves when there are none, the limit shrank below
 // the slots in use, or the queue is closing.
 func (e *engine) work(t *Task) {
+	ran := 0 // tasks run in a row in e's shard
 	for t != nil {
-		e := t.e // a sharded KeyedQueue's worker moves between shards
+		if t.e != e {
+			e, ran = t.e, 0 // a sharded KeyedQueue's worker moves between shards
+		}
+		ran++
 		slot := t.slot
 		if t.at == atTaken {
 			switch e.acquireToken(t) {
 			case tokCanceled:
 				e.mu.Lock()
 				e.endLocked(t, TaskCanceled, t.cause())
-				t = e.next(slot)
+				t = e.next(slot, ran)
 				continue
 			case tokRequeued:
 				e.mu.Lock()
@@ -650,15 +654,15 @@ func (e *engine) work(t *Task) {
 		e.lockStamped()
 		e.finishLocked(t, err)
 		e.giveTokenLocked(t)
-		t = e.next(slot)
+		t = e.next(slot, ran)
 	}
 }
 
 // next returns the worker's next task, taken into a slot, or nil when the
 // worker is to exit: the one pending, or one found spinning. e.mu is held
 // on entry and released on return.
-func (e *engine) next(slot int) *Task {
-	t, spin, handOff := e.leaveOrNextLocked(slot)
+func (e *engine) next(slot, ran int) *Task {
+	t, spin, handOff := e.leaveOrNextLocked(slot, ran)
 	e.unlock()
 	switch {
 	case spin:
@@ -735,8 +739,8 @@ func (e *engine) waitingLocked(t *Task) {
 // leaveOrNextLocked returns the next task for the worker holding slot, or
 // gives the slot up and returns nil; or, in a shard while another shard
 // waits for a slot, keeps the slot for that shard (handOff).
-func (e *engine) leaveOrNextLocked(slot int) (next *Task, spin, handOff bool) {
-	if e.state < engClosing && e.pool != nil && !e.pool.over() && e.pool.othersStarved(e) {
+func (e *engine) leaveOrNextLocked(slot, ran int) (next *Task, spin, handOff bool) {
+	if e.state < engClosing && e.pool != nil && !e.pool.over() && (ran >= shardTurn || e.pending.len() == 0) && e.pool.othersStarved(e) {
 		e.active--
 		if e.pending.len() > 0 {
 			e.pool.starved.Or(e.bit) // this shard's turn comes after the others'
@@ -761,6 +765,11 @@ func (e *engine) leaveOrNextLocked(slot int) (next *Task, spin, handOff bool) {
 	e.leaveLocked(slot)
 	return nil, false, false
 }
+
+// shardTurn is how many tasks in a row a sharded KeyedQueue's worker
+// runs in its shard, while another shard waits for a slot, before it takes
+// its slot there.
+const shardTurn = 8
 
 // keepSlotLocked reports whether the worker holding slot may take the next
 // task: not if a shrink left more slots than the limit.

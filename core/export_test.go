@@ -29,5 +29,9 @@ func NewKeyedQueueShards[K comparable](n int, opts ...Option) *KeyedQueue[K] {
 	return newKeyedQueue[K](n, opts)
 }
 
+// ShardTurn is how many tasks a sharded KeyedQueue's worker runs in its
+// shard in a row while another shard waits for a slot.
+const ShardTurn = shardTurn
+
 // KeyShard returns the index of the shard that key's tasks go to.
 func KeyShard[K comparable](k *KeyedQueue[K], key K) int { return k.shard(key).idx }

@@ -33,8 +33,9 @@ import (
 // [WithTotalCapacity] or [WithSemaphore] is split into GOMAXPROCS shards
 // (at most 64), each a scheduler of its own for the keys whose hash picks
 // it, sharing the parallelism cap through atomic counts: keys take their
-// turns within their shard, and the shards take turns for free slots, so
-// no key waits behind another shard's backlog either. The queue then
+// turns within their shard, and the shards take turns for the slots (up
+// to eight tasks a turn), so no key waits behind more than a turn of
+// another shard's backlog either. The queue then
 // costs GOMAXPROCS schedulers (1.3 KB each, measured) when made, and a submit
 // hashes its key once (hash/maphash).
 //

@@ -285,9 +285,20 @@ func testKeyedQueueFairness(t *testing.T, shards int) {
 		}
 		close(g.release)
 		q.Drain(ctx)
+		// One shard alternates the keys task by task; shards take turns
+		// of at most ShardTurn tasks while both have work.
+		run := 0
 		for i, k := range order {
-			if want := []string{"a", "b"}[i%2]; shards == 1 && k != want || i > 0 && k == order[i-1] {
+			if want := []string{"a", "b"}[i%2]; shards == 1 && k != want {
 				t.Fatalf("run %d was key %s, want %s (order %v)", i, k, want, order)
+			}
+			if i > 0 && k == order[i-1] {
+				run++
+			} else {
+				run = 1
+			}
+			if rest := order[i+1:]; run > core.ShardTurn && slices.Contains(rest, map[string]string{"a": "b", "b": "a"}[k]) {
+				t.Fatalf("key %s ran %d times in a row at run %d while the other key waited, want at most %d (order %v)", k, run, i, core.ShardTurn, order)
 			}
 		}
 		if len(order) != 40 {
