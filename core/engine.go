@@ -404,28 +404,39 @@ func (e *engine) seeLaterLocked(t *Task) {
 		return
 	}
 	t.unseen = true
-	t.wprev, t.wnext = nil, e.unseen
-	if e.unseen != nil {
-		e.unseen.wprev = t
-	}
-	e.unseen = t
+	link(&e.unseen, t)
 }
 
 // seenLocked takes t out of the unseen list: it begins, ends, or is
 // watched.
 func (e *engine) seenLocked(t *Task) {
-	if !t.unseen {
-		return
+	if t.unseen {
+		t.unseen = false
+		unlink(&e.unseen, t)
 	}
+}
+
+// link puts t first in the list at *head, linked through wprev and wnext:
+// a watch's tasks, or the unseen ones.
+func link(head **Task, t *Task) {
+	t.wprev, t.wnext = nil, *head
+	if *head != nil {
+		(*head).wprev = t
+	}
+	*head = t
+}
+
+// unlink takes t out of the list at *head.
+func unlink(head **Task, t *Task) {
 	if t.wprev != nil {
 		t.wprev.wnext = t.wnext
 	} else {
-		e.unseen = t.wnext
+		*head = t.wnext
 	}
 	if t.wnext != nil {
 		t.wnext.wprev = t.wprev
 	}
-	t.unseen, t.wprev, t.wnext = false, nil, nil
+	t.wprev, t.wnext = nil, nil
 }
 
 // sweepLocked cancels the waiting tasks whose submitter's context has
@@ -1706,11 +1717,7 @@ func (e *engine) watchLocked(t *Task, d <-chan struct{}) {
 	}
 	e.seenLocked(t) // watched, it leaves the unseen list and its links
 	t.w = w
-	t.wnext = w.head
-	if w.head != nil {
-		w.head.wprev = t
-	}
-	w.head = t
+	link(&w.head, t)
 	w.n++
 }
 
@@ -1732,15 +1739,8 @@ func (e *engine) listenLocked(t *Task, d <-chan struct{}) {
 
 func (e *engine) unwatchLocked(t *Task) {
 	w := t.w
-	if t.wprev != nil {
-		t.wprev.wnext = t.wnext
-	} else {
-		w.head = t.wnext
-	}
-	if t.wnext != nil {
-		t.wnext.wprev = t.wprev
-	}
-	t.w, t.wprev, t.wnext = nil, nil, nil
+	unlink(&w.head, t)
+	t.w = nil
 	w.n--
 	if w.n == 0 {
 		delete(e.watches, w.done)
