@@ -1411,9 +1411,10 @@ func (e *engine) laneEv(kind EventKind, l *lane) {
 }
 
 // unlock releases e.mu and delivers the events appended under it (see
-// unlockDelivering), then runs the calls that must not be made under the lock: the
-// cancel functions of contexts derived from tasks', and the arming and
-// stopping of watches (their context may be a task's of this very queue).
+// unlockDelivering), then runs the calls that must not be made under the
+// lock: the cancel functions of contexts derived from tasks', and the
+// arming and stopping of watches (their context may be a task's of this
+// very queue).
 func (e *engine) unlock() {
 	e.stamped = false
 	var buf [4]*Task

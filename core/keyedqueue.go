@@ -35,9 +35,9 @@ import (
 // it, sharing the parallelism cap through atomic counts: keys take their
 // turns within their shard, and the shards take turns for the slots (up
 // to eight tasks a turn), so no key waits behind more than a turn of
-// another shard's backlog either. The queue then
-// costs GOMAXPROCS schedulers (1.3 KB each, measured) when made, and a submit
-// hashes its key once (hash/maphash).
+// another shard's backlog either. The queue then costs GOMAXPROCS
+// schedulers (1.3 KB each, measured) when made, and a submit hashes its
+// key once (hash/maphash).
 //
 // [WithParallelism](n) caps the tasks running at once across all keys (0,
 // the default, means no cap); [KeyedQueue.SetParallelism] changes it.
